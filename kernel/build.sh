@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the fusebpf guest kernel out of tree.
+#
+#   extract /usr/src/linux-source-6.1.tar.xz once into $FUSEBPF_CACHE/src (a git
+#   repository whose first commit is the pristine tree), apply kernel/series on
+#   a pristine checkout whenever the series or a patch changes, merge
+#   kernel/fusebpf.config onto tinyconfig whenever the fragment changes, and
+#   run an incremental `make bzImage` in $FUSEBPF_CACHE/build.
+#
+# Environment: FUSEBPF_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/fusebpf),
+#              KERNEL_TARBALL, JOBS, V=1 for verbose kernel build lines.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${FUSEBPF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusebpf}
+tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+src=$cache/src
+out=$cache/build
+jobs=${JOBS:-$(nproc)}
+
+say() { printf '  %-8s %s\n' "$1" "$2"; }
+die() { printf 'kernel/build.sh: %s\n' "$*" >&2; exit 1; }
+
+for tool in git make gcc flex bison bc pahole xz; do
+	command -v "$tool" >/dev/null 2>&1 ||
+		die "$tool is missing: run 'make deps' (apt-get install of the build dependencies)"
+done
+[ -r "$tarball" ] || die "$tarball not found: run 'make deps' (Debian package linux-source-6.1)"
+
+mkdir -p "$cache"
+
+# The Debian point release the series was made on, and the installed one.
+made_on=$(sed -n 's/^# made-on: *//p' "$here/series" | head -n1)
+installed=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || echo unknown)
+
+# --- 1. extract once ---------------------------------------------------------
+if [ ! -f "$src/.fusebpf-pristine" ] || [ "$(cat "$src/.fusebpf-pristine")" != "$installed" ]; then
+	say EXTRACT "$tarball ($installed)"
+	rm -rf "$src" "$out"
+	mkdir -p "$src"
+	tar -xJf "$tarball" -C "$src" --strip-components=1
+	git -C "$src" init -q
+	git -C "$src" config user.name fusebpf
+	git -C "$src" config user.email fusebpf@localhost
+	git -C "$src" config core.autocrlf false
+	git -C "$src" config gc.auto 0
+	git -C "$src" add -A -f >/dev/null
+	git -C "$src" commit -q -m "linux-source-6.1 $installed (pristine)"
+	git -C "$src" tag -f pristine >/dev/null
+	echo "$installed" >"$src/.fusebpf-pristine"
+	rm -f "$cache/series.stamp"
+fi
+if [ -n "$made_on" ] && [ "$made_on" != "$installed" ]; then
+	printf 'kernel/build.sh: note: the series was made on linux-source-6.1 %s; installed is %s\n' \
+		"$made_on" "$installed" >&2
+fi
+
+# --- 2. apply the series on a pristine tree when it changed -------------------
+patches=$(grep -v -e '^#' -e '^[[:space:]]*$' "$here/series" || true)
+stamp=$( (cat "$here/series"; for p in $patches; do cat "$here/patches/$p"; done) | sha256sum | cut -d' ' -f1)
+if [ ! -f "$cache/series.stamp" ] || [ "$(cat "$cache/series.stamp")" != "$stamp" ]; then
+	say PATCH "resetting to pristine and applying kernel/series"
+	rm -f "$cache/series.stamp"
+	# Only files that differ are rewritten, so unchanged files keep their
+	# mtimes and the build below stays incremental.
+	git -C "$src" checkout -q -f pristine -- .
+	git -C "$src" clean -q -fdx -e .fusebpf-pristine
+	git -C "$src" reset -q pristine
+	n=0
+	for p in $patches; do
+		n=$((n + 1))
+		f=$here/patches/$p
+		[ -f "$f" ] || die "kernel/series names $p, which is not in kernel/patches/"
+		if ! git -C "$src" apply --whitespace=nowarn "$f" 2>"$cache/apply.err"; then
+			echo "kernel/build.sh: patch $n does not apply: kernel/patches/$p" >&2
+			sed 's/^/    /' "$cache/apply.err" >&2
+			echo "  rejects (git apply --reject):" >&2
+			git -C "$src" apply --reject --whitespace=nowarn "$f" 2>&1 | sed 's/^/    /' >&2 || true
+			find "$src" -name '*.rej' -newer "$f" -print -exec sed 's/^/    /' {} \; >&2 || true
+			find "$src" -name '*.rej' -delete
+			die "stopped at kernel/patches/$p (the tree is left half-patched; it is reset on the next run)"
+		fi
+		say APPLY "$p"
+	done
+	echo "$stamp" >"$cache/series.stamp"
+fi
+
+# --- 3. configuration ----------------------------------------------------------
+mkdir -p "$out"
+cfgstamp=$(cat "$here/fusebpf.config" "$cache/series.stamp" | sha256sum | cut -d' ' -f1)
+if [ ! -f "$out/.config" ] || [ ! -f "$cache/config.stamp" ] || [ "$(cat "$cache/config.stamp")" != "$cfgstamp" ]; then
+	say CONFIG "tinyconfig + kernel/fusebpf.config"
+	make -s -C "$src" O="$out" ARCH=x86_64 tinyconfig >/dev/null
+	(cd "$src" && KCONFIG_CONFIG="$out/.config" scripts/kconfig/merge_config.sh -m -O "$out" \
+		"$out/.config" "$here/fusebpf.config") >"$cache/config.log" 2>&1 ||
+		{ cat "$cache/config.log" >&2; die "merging the config fragment failed"; }
+	make -s -C "$src" O="$out" ARCH=x86_64 olddefconfig >/dev/null
+	# Every =y in the fragment must survive olddefconfig.
+	missing=""
+	while IFS= read -r line; do
+		case "$line" in CONFIG_*=y) ;; *) continue ;; esac
+		grep -qx "$line" "$out/.config" && continue
+		sym=${line%=y}
+		if git -C "$src" grep -q -E "^(menu)?config ${sym#CONFIG_}\$" -- '*Kconfig*'; then
+			missing="$missing $sym"
+		else
+			echo "kernel/build.sh: note: $sym is not defined by this tree (yet)" >&2
+		fi
+	done <"$here/fusebpf.config"
+	[ -z "$missing" ] || die "options in kernel/fusebpf.config did not survive olddefconfig:$missing"
+	echo "$cfgstamp" >"$cache/config.stamp"
+fi
+
+# --- 4. build --------------------------------------------------------------------
+say MAKE "bzImage (-j$jobs) in $out"
+if ! make -C "$src" O="$out" ARCH=x86_64 -j"$jobs" ${V:+V=$V} bzImage >"$cache/make.log" 2>&1; then
+	grep -E -B2 -A6 'error|Error' "$cache/make.log" | tail -n 60 >&2
+	die "kernel build failed; full log: $cache/make.log"
+fi
+grep -E 'warning:' "$cache/make.log" | grep -v 'BTF' | head -n 20 >&2 || true
+ln -sf "$out/arch/x86/boot/bzImage" "$cache/bzImage"
+ln -sf "$out/vmlinux" "$cache/vmlinux"
+say DONE "$(cat "$out/include/config/kernel.release") $cache/bzImage"
