@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# fusebpf: make [all] | deps | kernel | bpf | cli | tests | check | demo | vm | bench | clean
+#
+# The kernel tree and its build live in $(FUSEBPF_CACHE), outside the
+# repository; everything else is built under build/.
+
+FUSEBPF_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/fusebpf
+export FUSEBPF_CACHE
+
+BUILD   := build
+KBUILD  := $(FUSEBPF_CACHE)/build
+VMLINUX := $(FUSEBPF_CACHE)/vmlinux
+
+CC      ?= gcc
+CLANG   ?= clang
+BPFTOOL ?= bpftool
+CFLAGS  ?= -O2 -g
+CFLAGS  += -Wall -Wextra -Werror -std=gnu11
+LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
+LIBBPF_LIBS   := $(or $(shell pkg-config --libs libbpf 2>/dev/null),-lbpf -lelf -lz)
+BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -D__TARGET_ARCH_x86 -I/usr/include/$(shell $(CC) -dumpmachine)
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# Debian packages the build, the tests and the demo need (see README.md).
+DEPS := linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev \
+	dwarves xz-utils cpio git qemu-system-x86 clang llvm bpftool libbpf-dev \
+	pkg-config e2fsprogs attr fio util-linux iproute2 procps
+
+.PHONY: all deps kernel tests check host-tests guest-tests demo vm bench clean
+
+all: kernel tests
+
+deps:
+	@missing=$$(for p in $(DEPS); do dpkg-query -W -f '$${Status}\n' $$p 2>/dev/null | \
+		grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "  APT      $$missing"; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >$(or $(TMPDIR),/tmp)/fusebpf-apt.log 2>&1 || \
+		{ apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; } || \
+		{ echo "make deps: apt-get install failed; run as root: apt-get install $$missing" >&2; exit 1; }; \
+	fi
+
+kernel: deps
+	$(Q)kernel/build.sh
+
+$(VMLINUX): kernel
+
+# --- tests ------------------------------------------------------------------------
+TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c
+TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h
+GUEST_TESTS   := foundation
+TEST_BPF      := basic
+GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
+HOST_TESTS    := tap_selftest
+HOST_BINS     := $(HOST_TESTS:%=$(BUILD)/tests/host/%)
+TEST_CFLAGS   := $(CFLAGS) -Wno-format-zero-length $(LIBBPF_CFLAGS) -Itests/lib -I$(BUILD)/tests
+
+tests: $(GUEST_BINS) $(HOST_BINS)
+
+$(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%.skel.h: $(BUILD)/tests/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/tests/guest/%: tests/guest/%.c $(TEST_LIB) $(TEST_LIB_H) $(TEST_BPF:%=$(BUILD)/tests/%.skel.h)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_LIB) $(LIBBPF_LIBS)
+
+$(BUILD)/tests/host/%: tests/host/%.c $(TEST_LIB) $(TEST_LIB_H)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_LIB)
+
+# make check: everything built, host unit tests, then the guest suites in one VM
+# boot; one closing line "N passed, N failed[, N skipped]".
+check: all
+	$(Q)tests/check.sh $(HOST_BINS:%=--host %) $(GUEST_BINS:%=--guest %)
+
+# make vm CMD='cmd args': run one command as root in the guest, exit with its status.
+export CMD
+vm: kernel
+	$(Q)if [ -n "$$CMD" ]; then kernel/vm.sh "$$CMD"; else kernel/vm.sh; fi
+
+demo: all
+	$(Q)kernel/vm.sh demo/demo.sh
+
+clean:
+	rm -rf $(BUILD)
+.SECONDARY:

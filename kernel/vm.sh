@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot the fusebpf guest kernel in QEMU.
+#
+#   kernel/vm.sh                 a root shell on the serial console
+#   kernel/vm.sh CMD...          run CMD (a shell command line) as root in the
+#                                guest, stream its output, exit with its status
+#
+# The guest sees the host's root filesystem read-only over virtio-9p (so host
+# tools and the repository's built binaries run in it, the repository at the
+# same path), tmpfs on /tmp, /run, /var/tmp and /root, bpffs on /sys/fs/bpf.
+#
+# Environment:
+#   FUSEBPF_CACHE   cache directory holding bzImage (see kernel/build.sh)
+#   FUSEBPF_ACCEL   kvm | tcg (default: kvm when a KVM guest actually runs)
+#   VM_TIMEOUT      seconds before a command run is declared hung (default 900)
+#   VM_MEM, VM_SMP  guest memory (default 2G) and CPUs (default: host CPUs)
+#   VM_LOG          where the console log is kept (default $FUSEBPF_CACHE/vm/console.log)
+#   VM_OUT          directory shared read-write with the guest (rc, dmesg, results)
+#
+# Exit status: the command's; 124 when the guest hung (timeout); 125 when the
+# guest died (panic, crash) before the command finished.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${FUSEBPF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusebpf}
+kernel=${VM_KERNEL:-$cache/bzImage}
+vmdir=$cache/vm
+mkdir -p "$vmdir"
+log=${VM_LOG:-$vmdir/console.log}
+outdir=${VM_OUT:-$vmdir/out}
+timeout_s=${VM_TIMEOUT:-900}
+mem=${VM_MEM:-2G}
+smp=${VM_SMP:-$(nproc)}
+
+die() { printf 'kernel/vm.sh: %s\n' "$*" >&2; exit 125; }
+
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: run 'make deps'"
+[ -r "$kernel" ] || die "no kernel at $kernel: run 'make kernel' first"
+
+# --- KVM or TCG -----------------------------------------------------------------
+# /dev/kvm can exist while a KVM guest hangs (it does on the build machines), so
+# run a real guest: a boot sector that writes to isa-debug-exit. QEMU exits
+# with status 3 when the guest code ran. The answer is cached per host boot.
+kvm_works() {
+	[ -w /dev/kvm ] || return 1
+	local bootid probe img rc
+	bootid=$(cat /proc/sys/kernel/random/boot_id 2>/dev/null || echo none)
+	probe=$vmdir/kvm-probe
+	if [ -f "$probe" ] && [ "$(head -n1 "$probe")" = "$bootid" ]; then
+		[ "$(sed -n 2p "$probe")" = yes ]
+		return
+	fi
+	img=$vmdir/kvm-probe.img
+	# mov al,1; out 0xf4,al; hlt; ... 0x55 0xaa boot signature
+	{ printf '\xb0\x01\xe6\xf4\xf4'; head -c 505 /dev/zero; printf '\x55\xaa'; } >"$img"
+	timeout 5 qemu-system-x86_64 -accel kvm -display none -nodefaults -no-user-config \
+		-m 16 -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
+		-drive file="$img",format=raw,if=ide >/dev/null 2>&1
+	rc=$?
+	if [ "$rc" = 3 ]; then
+		printf '%s\nyes\n' "$bootid" >"$probe"
+		return 0
+	fi
+	printf '%s\nno\n' "$bootid" >"$probe"
+	return 1
+}
+
+case "${FUSEBPF_ACCEL:-auto}" in
+kvm) accel=kvm ;;
+tcg) accel=tcg ;;
+auto) if kvm_works; then accel=kvm; else accel=tcg; fi ;;
+*) die "FUSEBPF_ACCEL must be kvm, tcg or unset" ;;
+esac
+if [ "$accel" = kvm ]; then
+	cpu=host
+else
+	cpu=max
+fi
+
+# --- the command --------------------------------------------------------------------
+rm -rf "$outdir"
+mkdir -p "$outdir"
+interactive=0
+if [ $# -eq 0 ]; then
+	interactive=1
+	: >"$outdir/interactive"
+else
+	printf '%s\n' "$*" >"$outdir/cmd"
+fi
+pwd >"$outdir/cwd"
+env | grep -E '^(V|TAP_[A-Z_]*|FUSEBPF_[A-Z_]*|TEST_[A-Z_]*)=' >"$outdir/env" || true
+
+append="console=ttyS0 root=fsroot rootfstype=9p"
+append="$append rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=262144 ro"
+append="$append init=$here/guest-init.sh panic=-1 loglevel=4 tsc=reliable"
+
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
+	-nodefaults -no-user-config -display none -no-reboot
+	-kernel "$kernel" -append "$append"
+	-fsdev "local,id=fsroot,path=/,security_model=none,readonly=on,multidevs=remap"
+	-device "virtio-9p-pci,fsdev=fsroot,mount_tag=fsroot"
+	-fsdev "local,id=fsout,path=$outdir,security_model=none"
+	-device "virtio-9p-pci,fsdev=fsout,mount_tag=fusebpf_out")
+
+if [ "$interactive" = 1 ]; then
+	echo "kernel/vm.sh: booting $(basename "$kernel") ($accel); 'exit' or Ctrl-D powers off, Ctrl-A X kills QEMU" >&2
+	"${qemu[@]}" -serial mon:stdio
+	exit 0
+fi
+
+# Console to a file, streamed to stdout while the guest runs.
+: >"$log"
+"${qemu[@]}" -serial "file:$log" </dev/null >"$vmdir/qemu.err" 2>&1 &
+qpid=$!
+tail -n +1 -f --pid=$qpid "$log" 2>/dev/null | sed -u -e '/^FUSEBPF-GUEST-/d' -e 's/\r$//' &
+tpid=$!
+deadline=$((SECONDS + timeout_s))
+hung=0
+while kill -0 $qpid 2>/dev/null; do
+	if [ $SECONDS -ge $deadline ]; then
+		hung=1
+		kill $qpid 2>/dev/null
+		sleep 1
+		kill -9 $qpid 2>/dev/null
+		break
+	fi
+	sleep 0.2
+done
+wait $qpid 2>/dev/null
+wait $tpid 2>/dev/null
+
+cp -f "$log" "$outdir/console.log" 2>/dev/null || true
+if [ "$hung" = 1 ]; then
+	printf 'kernel/vm.sh: the guest hung: no result within %ss (VM_TIMEOUT); console log: %s\n' \
+		"$timeout_s" "$log" >&2
+	exit 124
+fi
+if [ ! -f "$outdir/rc" ]; then
+	reason="died before the command finished"
+	grep -q 'Kernel panic' "$log" && reason="panicked"
+	printf 'kernel/vm.sh: the guest %s; console log: %s\n' "$reason" "$log" >&2
+	[ -s "$vmdir/qemu.err" ] && sed 's/^/  qemu: /' "$vmdir/qemu.err" >&2
+	exit 125
+fi
+exit "$(cat "$outdir/rc")"

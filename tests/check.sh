@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host side of `make check`.
+#   tests/check.sh [--host BIN]... [--guest BIN]...
+# Runs the host unit tests, boots the VM once to run the guest suites, then
+# counts the TAP results of both and prints one closing line:
+#   N passed, N failed[, N skipped]
+# It fails when a test failed, a planned test did not report, the guest
+# crashed or hung, or the guest kernel log has a WARNING, BUG, Oops, KASAN or
+# UBSAN report. Logs are kept in build/check/.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+out=$top/build/check
+rm -rf "$out"
+mkdir -p "$out/tap"
+
+host=() guest=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--host) host+=("$2"); shift 2 ;;
+	--guest) guest+=("$2"); shift 2 ;;
+	*) echo "tests/check.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+
+problems=()
+
+# --- host unit tests --------------------------------------------------------------
+for t in "${host[@]}"; do
+	name=host-$(basename "$t")
+	echo "# host suite $(basename "$t")"
+	"$t" 2>&1 | tee "$out/tap/$name.tap"
+done
+
+# --- guest suites -------------------------------------------------------------------
+if [ ${#guest[@]} -gt 0 ]; then
+	vmout=$out/vm
+	args=""
+	for t in "${guest[@]}"; do args="$args $top/$t"; done
+	VM_OUT=$vmout VM_LOG=$out/console.log VM_TIMEOUT=${VM_TIMEOUT:-2400} TAP_DIR=/run/fusebpf-out/tap \
+		kernel/vm.sh "$top/tests/run-guest.sh$args"
+	vmrc=$?
+	cp "$vmout"/tap/*.tap "$out/tap/" 2>/dev/null
+	[ -f "$vmout/dmesg" ] && cp "$vmout/dmesg" "$out/dmesg"
+	case $vmrc in
+	124) problems+=("the guest hung (console log: $out/console.log)") ;;
+	125) problems+=("the guest crashed (console log: $out/console.log)") ;;
+	esac
+	# The kernel log: dmesg when the guest finished, the console otherwise.
+	klog=$out/dmesg
+	[ -f "$klog" ] || klog=$out/console.log
+	if grep -nE 'WARNING:|BUG:|Oops|KASAN|UBSAN|general protection fault|Kernel panic|refcount_t:|INFO: task .* blocked' \
+		"$klog" >"$out/kernel-problems.txt"; then
+		problems+=("the guest kernel log has $(wc -l <"$out/kernel-problems.txt") problem line(s): $out/kernel-problems.txt (log: $klog)")
+		sed 's/^/  /' "$out/kernel-problems.txt" | head -n 20
+	fi
+fi
+
+# --- count --------------------------------------------------------------------------------
+read -r passed failed skipped < <(tests/tap-count.sh "$out"/tap/*.tap)
+line="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
+for p in "${problems[@]}"; do echo "check: $p" >&2; done
+echo "$line"
+[ "$failed" -eq 0 ] && [ ${#problems[@]} -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The test harness itself: a failing, a crashing and a skipping case are
+ * reported as such, diagnostics appear only for failures, and tap-count.sh
+ * counts what the harness printed (a suite that dies half way included).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+static int c_pass(void)
+{
+	puts("noise that must stay hidden");
+	return TAP_OK;
+}
+
+static int c_fail(void)
+{
+	int ret = TAP_FAIL;
+
+	EXPECT(1 + 1 == 3, "arithmetic is %s", "fine");
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static int c_crash(void)
+{
+	raise(SIGSEGV);
+	return TAP_OK;
+}
+
+static int c_skip(void)
+{
+	int ret = TAP_FAIL;
+
+	SKIP("no %s here", "widget");
+out:
+	return ret;
+}
+
+static const struct tap_case inner[] = {
+	{ "passes", c_pass },
+	{ "fails", c_fail },
+	{ "crashes", c_crash },
+	{ "skips", c_skip },
+};
+
+/* Run the inner suite in a child and capture what it prints. */
+static int run_inner(char *buf, size_t cap, int *status, const char *only)
+{
+	char *argv[] = { "inner", (char *)only, NULL };
+	int p[2];
+	size_t got = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		close(p[0]);
+		_exit(tap_main("inner", inner, 4, only ? 2 : 1, argv));
+	}
+	close(p[1]);
+	while (got + 1 < cap && (r = read(p[0], buf + got, cap - 1 - got)) > 0)
+		got += r;
+	buf[got] = 0;
+	close(p[0]);
+	waitpid(pid, status, 0);
+	return 0;
+}
+
+static int t_reports_each_outcome(void)
+{
+	char out[8192];
+	int ret = TAP_FAIL, status;
+
+	EXPECT(run_inner(out, sizeof(out), &status, NULL) == 0);
+	EXPECT(strstr(out, "TAP version 13\n"), "%s", out);
+	EXPECT(strstr(out, "1..4\n"), "%s", out);
+	EXPECT(strstr(out, "ok 1 passes\n"), "%s", out);
+	EXPECT(strstr(out, "not ok 2 fails\n"), "%s", out);
+	EXPECT(strstr(out, "# tests/host/tap_selftest.c:"), "no diagnostic with its place: %s", out);
+	EXPECT(strstr(out, "arithmetic is fine"), "%s", out);
+	EXPECT(strstr(out, "not ok 3 crashes\n# case died: signal 11"), "%s", out);
+	EXPECT(strstr(out, "ok 4 skips # SKIP no widget here\n"), "%s", out);
+	EXPECT(!strstr(out, "noise"), "a passing case's output leaked: %s", out);
+	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status %d", status);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static int t_filter_by_name(void)
+{
+	char out[4096];
+	int ret = TAP_FAIL, status;
+
+	EXPECT(run_inner(out, sizeof(out), &status, "pass") == 0);
+	EXPECT(strstr(out, "1..1\nok 1 passes\n"), "%s", out);
+	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static int t_count(void)
+{
+	const char *a_tap = "1..3\nok 1 a\nnot ok 2 b\nok 3 c # SKIP x\n";
+	const char *b_tap = "1..3\nok 1 a\n";
+	char dir[] = "/tmp/tapcount-XXXXXX", cmd[512], got[64];
+	int ret = TAP_FAIL;
+
+	EXPECT(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "%s/a.tap", dir);
+	EXPECT(write_file(cmd, a_tap, strlen(a_tap)) == 0);
+	snprintf(cmd, sizeof(cmd), "%s/b.tap", dir);
+	/* died after its first case: two planned results missing */
+	EXPECT(write_file(cmd, b_tap, strlen(b_tap)) == 0);
+	snprintf(cmd, sizeof(cmd), "tests/tap-count.sh %s/a.tap %s/b.tap > %s/count", dir, dir, dir);
+	EXPECT(run("%s", cmd) == 0);
+	snprintf(cmd, sizeof(cmd), "%s/count", dir);
+	EXPECT(read_file(cmd, got, sizeof(got)) > 0);
+	EXPECT(strcmp(got, "2 3 1\n") == 0, "counted '%s', expected '2 3 1'", got);
+	ret = TAP_OK;
+out:
+	run("rm -rf %s", dir);
+	return ret;
+}
+
+static const struct tap_case cases[] = {
+	{ "reports_pass_fail_crash_skip", t_reports_each_outcome },
+	{ "runs_only_matching_cases", t_filter_by_name },
+	{ "tap_count_counts_missing_results", t_count },
+};
+
+TAP_MAIN("tap_selftest", cases)

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include "tap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char skip_reason[256];
+static int skip_fd = -1;	/* the child writes its skip reason here */
+
+void tap_fail_at(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s:%d: expected %s", file, line, cond);
+	if (fmt && *fmt) {
+		fputs(": ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+	}
+	fputc('\n', stderr);
+}
+
+void tap_skip_why(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (skip_fd >= 0)
+		(void)!write(skip_fd, buf, strlen(buf));
+}
+
+static void show_diagnostics(int fd)
+{
+	char line[1024];
+	FILE *f;
+
+	lseek(fd, 0, SEEK_SET);
+	f = fdopen(dup(fd), "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		printf("# %s\n", line);
+	}
+	fclose(f);
+}
+
+int tap_main(const char *suite, const struct tap_case *cases, size_t n, int argc, char **argv)
+{
+	const char *only = argc > 1 ? argv[1] : NULL;
+	size_t i, planned = 0, num = 0;
+	int failed = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (i = 0; i < n; i++)
+		if (!only || strstr(cases[i].name, only))
+			planned++;
+	printf("TAP version 13\n# %s\n1..%zu\n", suite, planned);
+
+	for (i = 0; i < n; i++) {
+		char diag_path[] = "/tmp/tap-diag-XXXXXX", skip_path[] = "/tmp/tap-skip-XXXXXX";
+		int diag, status, res;
+		pid_t pid;
+
+		if (only && !strstr(cases[i].name, only))
+			continue;
+		num++;
+		diag = mkstemp(diag_path);
+		skip_fd = mkstemp(skip_path);
+		if (diag < 0 || skip_fd < 0) {
+			printf("not ok %zu %s\n# mkstemp: %s\n", num, cases[i].name, strerror(errno));
+			failed++;
+			continue;
+		}
+		unlink(diag_path);
+		unlink(skip_path);
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			dup2(diag, STDOUT_FILENO);
+			dup2(diag, STDERR_FILENO);
+			setvbuf(stdout, NULL, _IONBF, 0);
+			_exit(cases[i].fn());
+		}
+		res = TAP_FAIL;
+		if (pid > 0 && waitpid(pid, &status, 0) == pid) {
+			if (WIFEXITED(status))
+				res = WEXITSTATUS(status);
+			else
+				dprintf(diag, "case died: signal %d (%s)\n", WTERMSIG(status),
+					strsignal(WTERMSIG(status)));
+		}
+		memset(skip_reason, 0, sizeof(skip_reason));
+		lseek(skip_fd, 0, SEEK_SET);
+		(void)!read(skip_fd, skip_reason, sizeof(skip_reason) - 1);
+		if (res == TAP_OK) {
+			printf("ok %zu %s\n", num, cases[i].name);
+		} else if (res == TAP_SKIP) {
+			printf("ok %zu %s # SKIP %s\n", num, cases[i].name,
+			       skip_reason[0] ? skip_reason : "(no reason given)");
+		} else {
+			printf("not ok %zu %s\n", num, cases[i].name);
+			show_diagnostics(diag);
+			failed++;
+		}
+		close(diag);
+		close(skip_fd);
+		skip_fd = -1;
+	}
+	return failed ? 1 : 0;
+}
+
+int write_file(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	ssize_t w;
+
+	if (fd < 0)
+		return -errno;
+	w = write(fd, buf, len);
+	if (w != (ssize_t)len) {
+		int err = w < 0 ? -errno : -EIO;
+
+		close(fd);
+		return err;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+long read_file(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t got = 0;
+	ssize_t r = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (got + 1 < cap && (r = read(fd, buf + got, cap - 1 - got)) > 0)
+		got += r;
+	if (r < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	buf[got] = 0;
+	close(fd);
+	return got;
+}
+
+int run(const char *fmt, ...)
+{
+	char *cmd = NULL, *full = NULL;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&cmd, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return -1;
+	if (asprintf(&full, "out=$( (%s) 2>&1 ); rc=$?; [ $rc = 0 ] || printf '%%s\\n' \"$out\" >&2; exit $rc",
+		     cmd) < 0) {
+		free(cmd);
+		return -1;
+	}
+	rc = system(full);
+	free(cmd);
+	free(full);
+	if (rc == -1 || !WIFEXITED(rc))
+		return -1;
+	return WEXITSTATUS(rc);
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include "tfuse.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef FUSE_DEV_IOC_BPF_RESPONSE
+#define FUSE_DEV_IOC_BPF_RESPONSE(N) _IOW(FUSE_DEV_IOC_MAGIC, 125, char[N])
+#endif
+
+int tfuse_mount(const char *mnt, const char *extra)
+{
+	char opts[512];
+	int fd;
+
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=0,group_id=0%s%s", fd,
+		 extra && *extra ? "," : "", extra ? extra : "");
+	if (mount("tfuse", mnt, "fuse.tfuse", 0, opts)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int tfuse_reply(int fd, uint64_t unique, int error, const void *data, size_t len)
+{
+	struct fuse_out_header oh = {
+		.len = sizeof(oh) + (error ? 0 : len),
+		.error = error,
+		.unique = unique,
+	};
+	struct iovec iov[2] = {
+		{ .iov_base = &oh, .iov_len = sizeof(oh) },
+		{ .iov_base = (void *)data, .iov_len = error ? 0 : len },
+	};
+
+	if (writev(fd, iov, 2) < 0)
+		return -errno;
+	return 0;
+}
+
+int tfuse_reply_ioctl(int fd, uint64_t unique, int error, const void *data, size_t len)
+{
+	size_t total = sizeof(struct fuse_out_header) + (error ? 0 : len);
+	struct fuse_out_header *oh;
+	char *buf;
+	int rc;
+
+	buf = calloc(1, total);
+	if (!buf)
+		return -ENOMEM;
+	oh = (struct fuse_out_header *)buf;
+	*oh = (struct fuse_out_header){ .len = total, .error = error, .unique = unique };
+	if (!error && len)
+		memcpy(buf + sizeof(*oh), data, len);
+	rc = ioctl(fd, FUSE_DEV_IOC_BPF_RESPONSE(total), buf);
+	rc = rc < 0 ? -errno : 0;
+	free(buf);
+	return rc;
+}
+
+int tfuse_reply_init(int fd, struct tfuse_req *req)
+{
+	const struct fuse_init_in *in = req->arg;
+	struct fuse_init_out out = {
+		.major = FUSE_KERNEL_VERSION,
+		.minor = FUSE_KERNEL_MINOR_VERSION,
+		.max_readahead = in->max_readahead,
+		.flags = 0,
+		.max_background = 16,
+		.congestion_threshold = 12,
+		.max_write = 128 * 1024,
+		.time_gran = 1,
+	};
+
+	return tfuse_reply(fd, req->h->unique, 0, &out, sizeof(out));
+}
+
+int tfuse_serve(int fd, tfuse_handler handler, void *ctx)
+{
+	size_t cap = 1 << 20;
+	char *buf = malloc(cap);
+	int rc = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		struct tfuse_req req;
+		ssize_t n = read(fd, buf, cap);
+
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN || errno == ENOENT)
+				continue;
+			rc = errno == ENODEV ? 0 : -errno;
+			break;
+		}
+		if ((size_t)n < sizeof(struct fuse_in_header))
+			continue;
+		req.h = (struct fuse_in_header *)buf;
+		req.arg = buf + sizeof(*req.h);
+		req.arglen = n - sizeof(*req.h);
+		if (req.h->opcode == FUSE_INIT)
+			tfuse_reply_init(fd, &req);
+		else
+			handler(fd, &req, ctx);
+	}
+	free(buf);
+	return rc;
+}
+
+pid_t tfuse_spawn(int fd, tfuse_handler handler, void *ctx)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		_exit(tfuse_serve(fd, handler, ctx) ? 1 : 0);
+	}
+	return pid;
+}
+
+void tfuse_stop(const char *mnt, pid_t server)
+{
+	int status;
+
+	if (umount2(mnt, 0))
+		umount2(mnt, MNT_DETACH);
+	if (server > 0) {
+		/* The server sees ENODEV once the connection is gone. */
+		for (int i = 0; i < 50; i++) {
+			if (waitpid(server, &status, WNOHANG) == server)
+				return;
+			usleep(20000);
+		}
+		kill(server, SIGKILL);
+		waitpid(server, &status, 0);
+	}
+}
+
+int tfuse_attr_from_path(const char *path, struct fuse_attr *attr)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return -errno;
+	*attr = (struct fuse_attr){
+		.ino = st.st_ino,
+		.size = st.st_size,
+		.blocks = st.st_blocks,
+		.atime = st.st_atim.tv_sec,
+		.mtime = st.st_mtim.tv_sec,
+		.ctime = st.st_ctim.tv_sec,
+		.atimensec = st.st_atim.tv_nsec,
+		.mtimensec = st.st_mtim.tv_nsec,
+		.ctimensec = st.st_ctim.tv_nsec,
+		.mode = st.st_mode,
+		.nlink = st.st_nlink,
+		.uid = st.st_uid,
+		.gid = st.st_gid,
+		.rdev = st.st_rdev,
+		.blksize = st.st_blksize,
+	};
+	return 0;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A raw /dev/fuse test server: just enough of the protocol to mount, answer
+ * requests with a handler, and reply either through write() or through the
+ * fuse-bpf ioctl. libfuse cannot send fuse-bpf replies, hence this.
+ */
+#ifndef FUSEBPF_TFUSE_H
+#define FUSEBPF_TFUSE_H
+
+#include <linux/fuse.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct tfuse_req {
+	struct fuse_in_header *h;
+	void *arg;		/* the bytes after the header */
+	size_t arglen;
+};
+
+/* Handles one request; must reply (or not, for FORGET). Returns 0 or -errno. */
+typedef int (*tfuse_handler)(int fd, struct tfuse_req *req, void *ctx);
+
+/* Open /dev/fuse and mount it at mnt; extra is appended to the options. */
+int tfuse_mount(const char *mnt, const char *extra);
+/* Reply with an error (negative errno) or data. */
+int tfuse_reply(int fd, uint64_t unique, int error, const void *data, size_t len);
+/* Reply through FUSE_DEV_IOC_BPF_RESPONSE (fuse-bpf kernels only). */
+int tfuse_reply_ioctl(int fd, uint64_t unique, int error, const void *data, size_t len);
+/* Answer INIT; used by tfuse_serve, exposed for hand-written loops. */
+int tfuse_reply_init(int fd, struct tfuse_req *req);
+/*
+ * Serve until the connection goes away (unmount or abort). INIT is answered
+ * here; everything else goes to the handler. Returns 0 at unmount.
+ */
+int tfuse_serve(int fd, tfuse_handler handler, void *ctx);
+/* Fork a server process; returns its pid. The parent keeps fd too: close it. */
+pid_t tfuse_spawn(int fd, tfuse_handler handler, void *ctx);
+/* Unmount (lazily if busy) and reap the server. */
+void tfuse_stop(const char *mnt, pid_t server);
+
+/* Fill a fuse_attr from a stat of path; returns 0 or -errno. */
+int tfuse_attr_from_path(const char *path, struct fuse_attr *attr);
+
+#endif
