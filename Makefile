@@ -89,10 +89,14 @@ $(BUILD)/tests/host/%: tests/host/%.c $(TEST_LIB) $(TEST_LIB_H)
 check: all
 	$(Q)tests/check.sh $(HOST_BINS:%=--host %) $(GUEST_BINS:%=--guest %)
 
-# make vm CMD='cmd args': run one command as root in the guest, exit with its status.
+# make vm CMD='cmd args': run one command as root in the guest. GNU make itself
+# can only exit 0 or 2, so the command's status is reported by make's "Error N"
+# line and by the last line; kernel/vm.sh 'cmd args' exits with it directly.
 export CMD
 vm: kernel
-	$(Q)if [ -n "$$CMD" ]; then kernel/vm.sh "$$CMD"; else kernel/vm.sh; fi
+	$(Q)if [ -z "$$CMD" ]; then exec kernel/vm.sh; fi; \
+	kernel/vm.sh "$$CMD"; rc=$$?; \
+	[ $$rc = 0 ] || echo "make vm: the command exited with status $$rc" >&2; exit $$rc
 
 demo: all
 	$(Q)kernel/vm.sh demo/demo.sh

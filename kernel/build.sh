@@ -115,7 +115,7 @@ fi
 
 # --- 4. build --------------------------------------------------------------------
 say MAKE "bzImage (-j$jobs) in $out"
-if ! make -C "$src" O="$out" ARCH=x86_64 -j"$jobs" ${V:+V=$V} bzImage >"$cache/make.log" 2>&1; then
+if ! make -C "$src" O="$out" ARCH=x86_64 LOCALVERSION= -j"$jobs" ${V:+V=$V} bzImage >"$cache/make.log" 2>&1; then
 	grep -E -B2 -A6 'error|Error' "$cache/make.log" | tail -n 60 >&2
 	die "kernel build failed; full log: $cache/make.log"
 fi

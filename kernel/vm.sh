@@ -41,8 +41,9 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: 
 
 # --- KVM or TCG -----------------------------------------------------------------
 # /dev/kvm can exist while a KVM guest hangs (it does on the build machines), so
-# run a real guest: a boot sector that writes to isa-debug-exit. QEMU exits
-# with status 3 when the guest code ran. The answer is cached per host boot.
+# run a real guest with the CPU model the VM uses: a boot sector that writes to
+# isa-debug-exit. QEMU exits with status 3 when the guest code ran. The answer
+# is cached per host boot.
 kvm_works() {
 	[ -w /dev/kvm ] || return 1
 	local bootid probe img rc
@@ -55,9 +56,10 @@ kvm_works() {
 	img=$vmdir/kvm-probe.img
 	# mov al,1; out 0xf4,al; hlt; ... 0x55 0xaa boot signature
 	{ printf '\xb0\x01\xe6\xf4\xf4'; head -c 505 /dev/zero; printf '\x55\xaa'; } >"$img"
-	timeout 5 qemu-system-x86_64 -accel kvm -display none -nodefaults -no-user-config \
+	timeout 5 qemu-system-x86_64 -accel kvm -cpu host -smp "$smp" -display none -nodefaults -no-user-config \
 		-m 16 -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
-		-drive file="$img",format=raw,if=ide >/dev/null 2>&1
+		-drive file="$img",format=raw,if=ide >/dev/null 2>&1 &
+	wait $! 2>/dev/null
 	rc=$?
 	if [ "$rc" = 3 ]; then
 		printf '%s\nyes\n' "$bootid" >"$probe"
@@ -114,7 +116,7 @@ fi
 : >"$log"
 "${qemu[@]}" -serial "file:$log" </dev/null >"$vmdir/qemu.err" 2>&1 &
 qpid=$!
-tail -n +1 -f --pid=$qpid "$log" 2>/dev/null | sed -u -e '/^FUSEBPF-GUEST-/d' -e 's/\r$//' &
+tail -n +1 -f --pid=$qpid "$log" 2>/dev/null | sed -u -e '/^FUSEBPF-GUEST-/d' -e '/sysrq: Resetting/d' -e 's/\r$//' &
 tpid=$!
 deadline=$((SECONDS + timeout_s))
 hung=0

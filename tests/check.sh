@@ -51,8 +51,7 @@ if [ ${#guest[@]} -gt 0 ]; then
 	# The kernel log: dmesg when the guest finished, the console otherwise.
 	klog=$out/dmesg
 	[ -f "$klog" ] || klog=$out/console.log
-	if grep -nE 'WARNING:|BUG:|Oops|KASAN|UBSAN|general protection fault|Kernel panic|refcount_t:|INFO: task .* blocked' \
-		"$klog" >"$out/kernel-problems.txt"; then
+	if ! tests/kernel-log-check.sh "$klog" >"$out/kernel-problems.txt"; then
 		problems+=("the guest kernel log has $(wc -l <"$out/kernel-problems.txt") problem line(s): $out/kernel-problems.txt (log: $klog)")
 		sed 's/^/  /' "$out/kernel-problems.txt" | head -n 20
 	fi

@@ -24,13 +24,13 @@
 static int t_kernel_is_ours(void)
 {
 	const char *cache = getenv("FUSEBPF_CACHE");
-	char path[4096], compile_h[8192], want[512];
+	char path[4096], compile_h[1024], want[512];
 	struct utsname u;
 	int ret = TAP_FAIL;
 	char *p, *q;
 
 	EXPECT(cache, "FUSEBPF_CACHE is not set");
-	snprintf(path, sizeof(path), "%s/build/include/generated/compile.h", cache);
+	snprintf(path, sizeof(path), "%s/build/include/generated/utsversion.h", cache);
 	EXPECT(read_file(path, compile_h, sizeof(compile_h)) > 0, "cannot read %s", path);
 	p = strstr(compile_h, "UTS_VERSION \"");
 	EXPECT(p, "no UTS_VERSION in %s", path);

@@ -135,7 +135,45 @@ out:
 	return ret;
 }
 
+/* The kernel-log scan that fails make check: real reports yes, noise no. */
+static int t_kernel_log_check(void)
+{
+	static const char *bad[] = {
+		"[    3.1] WARNING: CPU: 0 PID: 80 at fs/fuse/dir.c:123 fuse_x+0x1/0x2",
+		"[    3.1] BUG: kernel NULL pointer dereference, address: 0000000000000008",
+		"[    3.1] Oops: 0002 [#1] PREEMPT SMP",
+		"[    3.1] BUG: KASAN: use-after-free in fuse_y+0x1/0x2",
+		"[    3.1] UBSAN: shift-out-of-bounds in fs/fuse/file.c:9:1",
+		"[    3.1] refcount_t: underflow; use-after-free.",
+		"[    3.1] Kernel panic - not syncing: Fatal exception",
+	};
+	static const char *fine =
+		"[    0.1] Linux version 6.1.192-fusebpf\n[    0.2] fuse: init (API version 7.37)\n"
+		"[    0.3] EXT4-fs (loop0): mounted filesystem\n";
+	char path[] = "/tmp/klog-XXXXXX";
+	int ret = TAP_FAIL, fd = mkstemp(path);
+	size_t i;
+
+	EXPECT(fd >= 0);
+	close(fd);
+	EXPECT(write_file(path, fine, strlen(fine)) == 0);
+	EXPECT(run("tests/kernel-log-check.sh %s", path) == 0, "a clean log was flagged");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char log[512];
+
+		snprintf(log, sizeof(log), "%s%s\n", fine, bad[i]);
+		EXPECT(write_file(path, log, strlen(log)) == 0);
+		EXPECT(system(NULL) && run("! tests/kernel-log-check.sh %s >/dev/null", path) == 0,
+		       "not flagged: %s", bad[i]);
+	}
+	ret = TAP_OK;
+out:
+	unlink(path);
+	return ret;
+}
+
 static const struct tap_case cases[] = {
+	{ "kernel_log_check_flags_reports", t_kernel_log_check },
 	{ "reports_pass_fail_crash_skip", t_reports_each_outcome },
 	{ "runs_only_matching_cases", t_filter_by_name },
 	{ "tap_count_counts_missing_results", t_count },

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -93,6 +94,66 @@ int tfuse_reply_init(int fd, struct tfuse_req *req)
 	return tfuse_reply(fd, req->h->unique, 0, &out, sizeof(out));
 }
 
+static struct tfuse_counts *counting;
+
+struct tfuse_counts *tfuse_counts_new(void)
+{
+	void *p = mmap(NULL, sizeof(struct tfuse_counts), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void tfuse_counts_free(struct tfuse_counts *c)
+{
+	if (counting == c)
+		counting = NULL;
+	if (c)
+		munmap(c, sizeof(*c));
+}
+
+void tfuse_count_into(struct tfuse_counts *c)
+{
+	counting = c;
+}
+
+void tfuse_counts_get(const struct tfuse_counts *c, struct tfuse_counts *snap)
+{
+	for (int i = 0; i < TFUSE_MAX_OPCODE; i++)
+		snap->op[i] = __atomic_load_n(&c->op[i], __ATOMIC_SEQ_CST);
+}
+
+const char *tfuse_opname(uint32_t opcode)
+{
+	static const char *const names[] = {
+		[FUSE_LOOKUP] = "LOOKUP", [FUSE_FORGET] = "FORGET", [FUSE_GETATTR] = "GETATTR",
+		[FUSE_SETATTR] = "SETATTR", [FUSE_READLINK] = "READLINK", [FUSE_SYMLINK] = "SYMLINK",
+		[FUSE_MKNOD] = "MKNOD", [FUSE_MKDIR] = "MKDIR", [FUSE_UNLINK] = "UNLINK",
+		[FUSE_RMDIR] = "RMDIR", [FUSE_RENAME] = "RENAME", [FUSE_LINK] = "LINK",
+		[FUSE_OPEN] = "OPEN", [FUSE_READ] = "READ", [FUSE_WRITE] = "WRITE",
+		[FUSE_STATFS] = "STATFS", [FUSE_RELEASE] = "RELEASE", [FUSE_FSYNC] = "FSYNC",
+		[FUSE_SETXATTR] = "SETXATTR", [FUSE_GETXATTR] = "GETXATTR",
+		[FUSE_LISTXATTR] = "LISTXATTR", [FUSE_REMOVEXATTR] = "REMOVEXATTR",
+		[FUSE_FLUSH] = "FLUSH", [FUSE_INIT] = "INIT", [FUSE_OPENDIR] = "OPENDIR",
+		[FUSE_READDIR] = "READDIR", [FUSE_RELEASEDIR] = "RELEASEDIR",
+		[FUSE_FSYNCDIR] = "FSYNCDIR", [FUSE_GETLK] = "GETLK", [FUSE_SETLK] = "SETLK",
+		[FUSE_SETLKW] = "SETLKW", [FUSE_ACCESS] = "ACCESS", [FUSE_CREATE] = "CREATE",
+		[FUSE_INTERRUPT] = "INTERRUPT", [FUSE_BMAP] = "BMAP", [FUSE_DESTROY] = "DESTROY",
+		[FUSE_IOCTL] = "IOCTL", [FUSE_POLL] = "POLL", [FUSE_NOTIFY_REPLY] = "NOTIFY_REPLY",
+		[FUSE_BATCH_FORGET] = "BATCH_FORGET", [FUSE_FALLOCATE] = "FALLOCATE",
+		[FUSE_READDIRPLUS] = "READDIRPLUS", [FUSE_RENAME2] = "RENAME2",
+		[FUSE_LSEEK] = "LSEEK", [FUSE_COPY_FILE_RANGE] = "COPY_FILE_RANGE",
+		[FUSE_SETUPMAPPING] = "SETUPMAPPING", [FUSE_REMOVEMAPPING] = "REMOVEMAPPING",
+		[FUSE_SYNCFS] = "SYNCFS", [FUSE_TMPFILE] = "TMPFILE",
+	};
+	static char other[16];
+
+	if (opcode < sizeof(names) / sizeof(names[0]) && names[opcode])
+		return names[opcode];
+	snprintf(other, sizeof(other), "op%u", opcode);
+	return other;
+}
+
 int tfuse_serve(int fd, tfuse_handler handler, void *ctx)
 {
 	size_t cap = 1 << 20;
@@ -116,6 +177,9 @@ int tfuse_serve(int fd, tfuse_handler handler, void *ctx)
 		req.h = (struct fuse_in_header *)buf;
 		req.arg = buf + sizeof(*req.h);
 		req.arglen = n - sizeof(*req.h);
+		if (counting)
+			__atomic_add_fetch(&counting->op[req.h->opcode < TFUSE_MAX_OPCODE ?
+							 req.h->opcode : 0], 1, __ATOMIC_SEQ_CST);
 		if (req.h->opcode == FUSE_INIT)
 			tfuse_reply_init(fd, &req);
 		else

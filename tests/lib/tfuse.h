@@ -40,6 +40,24 @@ pid_t tfuse_spawn(int fd, tfuse_handler handler, void *ctx);
 /* Unmount (lazily if busy) and reap the server. */
 void tfuse_stop(const char *mnt, pid_t server);
 
+/*
+ * Request counts by opcode, kept in shared memory so that a test sees what a
+ * forked server received. tfuse_counts_new() maps them (before the fork);
+ * tfuse_count_into() makes tfuse_serve() in this process (and its children)
+ * count every request it reads, INIT included.
+ */
+#define TFUSE_MAX_OPCODE 64	/* opcodes at or above this are counted in op[0] */
+struct tfuse_counts {
+	uint32_t op[TFUSE_MAX_OPCODE];
+};
+struct tfuse_counts *tfuse_counts_new(void);
+void tfuse_counts_free(struct tfuse_counts *c);
+void tfuse_count_into(struct tfuse_counts *c);
+/* A snapshot of c (the server may be counting while we copy). */
+void tfuse_counts_get(const struct tfuse_counts *c, struct tfuse_counts *snap);
+/* The name of an opcode ("LOOKUP"), or "op<N>". */
+const char *tfuse_opname(uint32_t opcode);
+
 /* Fill a fuse_attr from a stat of path; returns 0 or -errno. */
 int tfuse_attr_from_path(const char *path, struct fuse_attr *attr);
 
