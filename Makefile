@@ -32,11 +32,12 @@ endif
 # Debian packages the build, the tests and the demo need (see README.md).
 DEPS := linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev \
 	dwarves xz-utils cpio git qemu-system-x86 clang llvm bpftool libbpf-dev \
-	pkg-config e2fsprogs attr fio util-linux iproute2 procps
+	pkg-config e2fsprogs attr fio util-linux iproute2 procps \
+	libjson-c-dev valgrind
 
-.PHONY: all deps kernel tests check host-tests guest-tests demo vm bench clean
+.PHONY: all deps kernel tests bpf check host-tests guest-tests demo vm bench clean
 
-all: kernel tests
+all: kernel bpf cli tests
 
 deps:
 	@missing=$$(for p in $(DEPS); do dpkg-query -W -f '$${Status}\n' $$p 2>/dev/null | \
@@ -56,10 +57,10 @@ $(VMLINUX): kernel
 # --- tests ------------------------------------------------------------------------
 TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c
 TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h
-GUEST_TESTS   := foundation
+GUEST_TESTS   := foundation passthrough bpf filters cli
 TEST_BPF      := basic
 GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
-HOST_TESTS    := tap_selftest
+HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats
 HOST_BINS     := $(HOST_TESTS:%=$(BUILD)/tests/host/%)
 TEST_CFLAGS   := $(CFLAGS) -Wno-format-zero-length $(LIBBPF_CFLAGS) -Itests/lib -I$(BUILD)/tests
 
@@ -74,15 +75,87 @@ $(BUILD)/tests/%.skel.h: $(BUILD)/tests/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@.tmp && mv $@.tmp $@
 
+# A suite may have more sources and libraries: SRCS_<suite>, LIBS_<suite>.
+SRCS_passthrough := tests/guest/passthrough_env.c tests/guest/passthrough_ops.c
+LIBS_passthrough := -luring -laio
+$(BUILD)/tests/guest/passthrough: $(SRCS_passthrough) tests/guest/passthrough.h tests/lib/fusebpf_uapi.h
+
 $(BUILD)/tests/guest/%: tests/guest/%.c $(TEST_LIB) $(TEST_LIB_H) $(TEST_BPF:%=$(BUILD)/tests/%.skel.h)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_LIB) $(LIBBPF_LIBS)
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(SRCS_$(@F)) $(TEST_LIB) $(LIBBPF_LIBS) $(LIBS_$(@F))
 
 $(BUILD)/tests/host/%: tests/host/%.c $(TEST_LIB) $(TEST_LIB_H)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_LIB)
+
+# The filter library and its skeletons: make bpf.
+include skel/Makefile.inc
+
+# tests/guest/bpf: the kernel's BPF ABI, with filters in tests/bpf/kfilter*.bpf.c
+# built like the library's (fusebpf.h, vmlinux.h of our kernel).
+KFILTER_OBJS := $(BUILD)/tests/kfilter.bpf.o $(BUILD)/tests/kfilter_oob.bpf.o
+$(KFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_HEADERS)
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FILTER_CFLAGS) \
+		$(if $(shell grep -qs '^struct fuse_bpf_ctx {' skel/vmlinux.h || echo stub),-DFUSEBPF_ABI_STUB) \
+		-c $< -o $@
+$(BUILD)/tests/guest/bpf: $(BUILD)/tests/kfilter.skel.h $(BUILD)/tests/kfilter_oob.bpf.o tests/lib/fusebpf_uapi.h
+$(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
+
+# --- fusebpfctl (cli/) ------------------------------------------------------------
+# make cli builds build/fusebpfctl. Built-in filters come from skel/<f>.skel.h
+# when they exist at build time (make bpf), else from <f>.bpf.o on disk.
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
+JSONC_LIBS   := $(or $(shell pkg-config --libs json-c 2>/dev/null),-ljson-c)
+CLI_SRCS     := $(wildcard cli/*.c)
+CLI_OBJS     := $(CLI_SRCS:cli/%.c=$(BUILD)/cli/%.o)
+# Everything but main(): what the host unit tests link.
+CLI_LIB_OBJS := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS))
+CLI_CFLAGS   := $(CFLAGS) -Wno-format-truncation $(LIBBPF_CFLAGS) $(JSONC_CFLAGS) -Icli -Iskel -Ibpf-progs \
+		-DFUSEBPF_BPF_LIBDIR='"$(PREFIX)/lib/fusebpf"'
+CLI_LIBS     := $(LIBBPF_LIBS) $(JSONC_LIBS)
+
+.PHONY: cli install
+cli: $(BUILD)/fusebpfctl
+
+$(BUILD)/cli/%.o: cli/%.c $(wildcard cli/*.h) bpf-progs/fusebpf_maps.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CLI_CFLAGS) -c $< -o $@
+$(BUILD)/cli/load.o: $(wildcard skel/*.skel.h)
+
+$(BUILD)/fusebpfctl: $(CLI_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(CLI_LIBS)
+
+# Host unit tests of the CLI link everything but main().
+$(BUILD)/tests/host/cli_%: tests/host/cli_%.c $(CLI_LIB_OBJS) $(TEST_LIB) $(TEST_LIB_H)
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) -Icli -Iskel -Ibpf-progs $(JSONC_CFLAGS) -o $@ $< $(CLI_LIB_OBJS) \
+		$(TEST_LIB) $(CLI_LIBS)
+
+# The guest suite runs build/fusebpfctl; a filter the verifier rejects.
+LIBS_cli := $(JSONC_LIBS)
+$(BUILD)/tests/guest/cli: $(BUILD)/fusebpfctl $(BUILD)/tests/cli_reject.bpf.o
+$(BUILD)/tests/cli_reject.bpf.o: tests/guest/cli_reject.bpf.c
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# make install: the CLI, the filter objects, the man page, the completion.
+install: $(BUILD)/fusebpfctl $(BPF_OBJS)
+	install -D -m 0755 $(BUILD)/fusebpfctl $(DESTDIR)$(PREFIX)/sbin/fusebpfctl
+	install -d $(DESTDIR)$(PREFIX)/lib/fusebpf
+	install -m 0644 $(BPF_OBJS) $(DESTDIR)$(PREFIX)/lib/fusebpf/
+	install -D -m 0644 docs/fusebpfctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/fusebpfctl.8
+	install -D -m 0644 cli/fusebpfctl.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/fusebpfctl
 
 # make check: everything built, host unit tests, then the guest suites in one VM
 # boot; one closing line "N passed, N failed[, N skipped]".

@@ -1,14 +1,82 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make demo (runs in the guest): shows that fuse-bpf's pieces are present.
-# Until fusebpfctl exists, this is a tour of the kernel the project runs on.
+# make demo (runs in the guest as root): the user's day from ARCHITECTURE.md,
+# with fusebpfctl, as a readable transcript. Everything lives under /tmp/demo
+# and the pins under /sys/fs/bpf/fusebpf; all is removed at the end.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+export PATH=$here/build:$PATH
+D=/tmp/demo
+
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; eval "$*"; }
-echo "fusebpf demo: the guest kernel and what fuse-bpf stands on"
-say 'uname -r'
-say 'ls -l /dev/fuse'
-say 'grep -E "fuse|bpf" /proc/filesystems'
-say 'ls /sys/fs/fuse/'
-say 'cat /sys/fs/fuse/features/fuse_bpf 2>/dev/null || echo "(fuse-bpf not in this kernel yet)"'
-say 'ls -l /sys/kernel/btf/vmlinux'
-say 'bpftool btf dump file /sys/kernel/btf/vmlinux | grep -c "STRUCT .fuse_"'
+note() { printf '\n\033[36m# %s\033[0m\n' "$*"; }
+cleanup() {
+	for m in $D/mnt $D/ro $D/shown; do fusebpfctl detach "$m" >/dev/null 2>&1; done
+	for f in private ro shown; do fusebpfctl unload --force "$f" >/dev/null 2>&1; done
+	rm -rf $D
+}
+trap cleanup EXIT
+
+command -v fusebpfctl >/dev/null || { echo "demo: build/fusebpfctl is missing: make cli" >&2; exit 1; }
+mkdir -p $D/data/docs $D/data/src $D/mnt $D/ro $D/shown
+echo "quarterly numbers" > $D/data/report.txt
+echo "the password is swordfish" > $D/data/secret.txt
+echo "export EDITOR=vi" > $D/data/.profile
+echo "how to build" > $D/data/docs/README
+echo "int main(void) { return 0; }" > $D/data/src/main.c
+chmod 755 $D/data/src/main.c
+
+echo "fusebpf demo: filtered views of $D/data with fusebpfctl ($(uname -r))"
+say "fusebpfctl version"
+note "The backing tree, as it is on disk:"
+say "ls -la $D/data"
+
+if [ "$(cat /sys/fs/fuse/features/fuse_bpf 2>/dev/null)" != supported ]; then
+	note "This kernel has no fuse-bpf BPF side: attach serves in user space, without filters."
+	say "fusebpfctl attach $D/mnt $D/data"
+	say "ls -la $D/mnt"
+	say "fusebpfctl list"
+	say "fusebpfctl detach $D/mnt"
+	exit 0
+fi
+
+note "Load the hide filter as 'private': hide secret.txt and every dotfile."
+say "fusebpfctl load hide --name private --hide secret.txt --hide-dotfiles"
+note "Mount the filtered view and serve it; attach returns when the mount is ready."
+say "fusebpfctl attach $D/mnt $D/data --filter private"
+say "ls -la $D/mnt"
+say "cat $D/mnt/secret.txt"
+note "The file is still there on the backing filesystem:"
+say "ls $D/data/secret.txt"
+note "Policy lives in BPF maps: change it while mounted, no reload, no remount."
+say "fusebpfctl hide private add --suffix .c"
+say "ls $D/mnt/src"
+say "fusebpfctl policy private"
+note "Per-operation statistics of the filter, summed over CPUs:"
+say "fusebpfctl stats private"
+say "fusebpfctl stats private --json -i 1 3 &"
+say "for i in 1 2 3; do ls -R $D/mnt >/dev/null; cat $D/mnt/report.txt >/dev/null; sleep 1; done; wait"
+
+note "Refuse writes: denywrite as 'ro' on the tree, but keep 'private' on docs/."
+say "fusebpfctl load denywrite --name ro"
+say "fusebpfctl attach $D/ro $D/data --filter ro --at docs=private"
+say "echo more >> $D/ro/report.txt"
+say "rm $D/ro/src/main.c"
+say "fusebpfctl deny ro errno EACCES"
+say "touch $D/ro/src/new.c"
+say "cat $D/ro/report.txt"
+
+note "Rewrite attributes: everything read-only and owned by uid 1000, in the view only."
+say "fusebpfctl load attrs --name shown --mode -0222 --uid 1000"
+say "fusebpfctl attach $D/shown $D/data --filter shown"
+say "stat -c '%A %u %n' $D/shown/report.txt $D/shown/src/main.c"
+say "stat -c '%A %u %n' $D/data/report.txt $D/data/src/main.c"
+
+say "fusebpfctl list"
+say "fusebpfctl stats ro"
+say "fusebpfctl detach $D/mnt"
+say "fusebpfctl detach $D/ro"
+say "fusebpfctl detach $D/shown"
+say "fusebpfctl unload private && fusebpfctl unload ro && fusebpfctl unload shown"
+say "fusebpfctl list"

@@ -15,8 +15,10 @@
 #ifndef FUSEBPF_TEST_PASSTHROUGH_H
 #define FUSEBPF_TEST_PASSTHROUGH_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "fusebpf_uapi.h"
@@ -29,6 +31,8 @@ enum pt_backing { PT_TMPFS, PT_EXT4 };
 #define PT_CRAFT_MAX 4
 /* A crafted entry's fd: the server opens backing "data" and puts that fd here. */
 #define PT_FD_DATA ((uint64_t)-2)
+/* reply_via_write: splice() the reply from a pipe */
+#define PT_REPLY_SPLICE 2
 
 /*
  * What the server is told and what it tells back, in memory shared with the
@@ -36,11 +40,13 @@ enum pt_backing { PT_TMPFS, PT_EXT4 };
  */
 struct pt_shared {
 	/* How LOOKUPs of the root's children are answered. */
-	int reply_via_write;	/* the backing reply through write(), not the ioctl */
+	int reply_via_write;	/* the backing reply through write() (or PT_REPLY_SPLICE), not the ioctl */
 	int open_flags;		/* flags the backing fd is opened with */
 	int real_nodeids;	/* nodeids 2, 3, ... instead of 0 */
 	/* A crafted reply for the root's child named craft_name. */
 	char craft_name[PT_NAME_MAX];
+	/* the entry's attributes (and PT_FD_DATA) are of this backing name: "data" if empty */
+	char craft_attr_name[PT_NAME_MAX];
 	uint32_t craft_len;	/* bytes of entries sent after fuse_entry_out */
 	struct fuse_bpf_entry_out craft[PT_CRAFT_MAX];
 	/* >= 0: craft[i].fd becomes a dup of this fd of the test process */
@@ -57,7 +63,9 @@ struct pt_env {
 	char img[128];		/* ext4 image */
 	char b[160];		/* back/data */
 	char m[160];		/* mnt/data */
+	char mroot[128];	/* what the operations see as the FUSE root: mnt */
 	enum pt_backing kind;
+	bool direct;		/* TEST_PT_DIRECT: m is b, no FUSE in between */
 	bool back_mounted, fuse_mounted;
 	int fuse_fd;		/* the test's copy; -1 once the server owns it */
 	int back_fd;		/* O_PATH of back, inherited by the server */
@@ -72,22 +80,51 @@ struct pt_env {
 int pt_setup(struct pt_env *e, enum pt_backing kind, const char *fuse_opts);
 /* Creates b, then stats m so that the server backs it. 0 or -errno. */
 int pt_setup_data(struct pt_env *e);
-void pt_teardown(struct pt_env *e);
+/* 0, or -errno when the backing filesystem could not be unmounted (a leak). */
+int pt_teardown(struct pt_env *e);
+/* Wait until the server has recorded n backing replies in all; 0 or -ETIMEDOUT. */
+int pt_wait_replies(struct pt_env *e, uint32_t n);
 const char *pt_kind_name(enum pt_backing kind);
 
 /*
- * Requests the server got between before and now other than FORGETs (and
- * allowed_lookups LOOKUPs); 0 if none, and a description in why.
+ * Requests the server got between before and now other than INIT, FORGETs
+ * (and allowed_lookups LOOKUPs); 0 if none, and a description in why.
  */
 int pt_unexpected_requests(struct pt_env *e, const struct tfuse_counts *before,
 			   unsigned int allowed_lookups, char *why, size_t cap);
 
 /* An operation case: the effect through m equals the effect on b. */
 typedef int (*pt_op_fn)(struct pt_env *e);
-/* Set up over kind, run op, check that the server saw nothing, tear down. */
+/*
+ * Set up over kind, run op, check that the server saw nothing, tear down.
+ * TEST_PT_DIRECT=1 in the environment runs op with m = b (no FUSE): a check
+ * of the cases' own expectations on a kernel without fuse-bpf.
+ */
 int pt_run_op(pt_op_fn op, enum pt_backing kind);
 
 /* --- helpers ------------------------------------------------------------------ */
+#define P pt_path
+
+/* In a case (EXPECT): expr must succeed (return >= 0). */
+#define OK(expr)                                                                     \
+	do {                                                                         \
+		errno = 0;                                                           \
+		long ok_r_ = (long)(expr);                                           \
+		EXPECT(ok_r_ >= 0, "%s returned %ld: %s", #expr, ok_r_, strerror(errno)); \
+	} while (0)
+
+/* In a case (EXPECT): expr must fail (return -1) with errno err. */
+#define ERR(expr, err)                                                                 \
+	do {                                                                           \
+		errno = 0;                                                             \
+		long err_r_ = (long)(expr);                                            \
+		int err_e_ = errno;                                                    \
+		EXPECT(err_r_ == -1 && err_e_ == (err), "%s returned %ld (%s), expected %s", \
+		       #expr, err_r_, err_r_ == -1 ? strerror(err_e_) : "no error",      \
+		       strerror(err));                                                 \
+	} while (0)
+
+
 /* Join a directory and a name into buf (static rotating buffers). */
 const char *pt_path(const char *dir, const char *name);
 /* Fill buf with bytes from a simple generator seeded by seed. */
@@ -121,6 +158,7 @@ int pt_make_file(const char *path, size_t len, uint32_t seed);
 	X(read_write_io_uring)    \
 	X(read_write_libaio)      \
 	X(read_write_direct)      \
+	X(splice_sendfile)        \
 	X(readdir_large)          \
 	X(fsync)                  \
 	X(rename)                 \

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * denywrite.bpf.h - the denywrite policy: a read-only view.
+ *
+ * Every mutating op fails with fusebpf_config.deny_errno (EROFS by default;
+ * EACCES and EPERM are the usual alternatives) before the backing file is
+ * touched: WRITE, CREATE, MKNOD, MKDIR, UNLINK, RMDIR, RENAME, RENAME2,
+ * LINK, SYMLINK, SETATTR, SETXATTR, REMOVEXATTR, FALLOCATE,
+ * COPY_FILE_RANGE, TMPFILE, and OPEN for writing or with O_TRUNC.
+ *
+ * deny_allow lists names that ops naming an entry may use (both names of
+ * a rename). Ops on an open file carry no name: they are allowed only on a
+ * file created through an allowed name, whose file handle the CREATE
+ * postfilter tags with FUSEBPF_FH_ALLOWED (WRITE, FALLOCATE,
+ * COPY_FILE_RANGE into it; SETATTR would need the handle, which fuse-bpf
+ * does not pass yet). Opening an existing file for
+ * writing is always denied.
+ */
+#ifndef FUSEBPF_DENYWRITE_BPF_H
+#define FUSEBPF_DENYWRITE_BPF_H
+
+#include "stats.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FUSEBPF_DENY_ALLOW_MAX);
+	__type(key, struct fusebpf_name);
+	__type(value, __u32);
+} deny_allow SEC(".maps");
+
+static __always_inline int deny_verdict(struct fuse_bpf_ctx *ctx)
+{
+	long err = fusebpf_cfg().deny_errno;
+
+	fusebpf_count(ctx, denied);
+	return err > 0 && err < 4096 ? -err : -EROFS;
+}
+
+static __always_inline bool deny_name_allowed(struct fuse_bpf_ctx *ctx, int arg)
+{
+	struct fusebpf_name n;
+
+	if (fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(arg), &n) <= 0)
+		return false;
+	return bpf_map_lookup_elem(&deny_allow, &n) != NULL;
+}
+
+static __always_inline bool deny_fh_allowed(__u64 fh)
+{
+	return fh == FUSEBPF_FH_ALLOWED;
+}
+
+/* Prefilter: 0 (go on), BACKING|POST_FILTER (tag a created file) or -errno. */
+static __noinline __attribute__((unused)) int deny_pre(struct fuse_bpf_ctx *ctx)
+{
+	__u32 op = fusebpf_op(ctx);
+
+	switch (op) {
+	case FUSE_OPEN: {
+		struct fuse_open_in in;
+
+		if (fusebpf_get(ctx, FUSE_BPF_IN_ARG(0), &in) < 0)
+			return deny_verdict(ctx);
+		if ((in.flags & O_ACCMODE) == O_RDONLY && !(in.flags & O_TRUNC))
+			return 0;
+		return deny_verdict(ctx);
+	}
+	case FUSE_WRITE: {
+		struct fuse_write_in in;
+
+		if (fusebpf_get(ctx, FUSE_BPF_IN_ARG(0), &in) >= 0 && deny_fh_allowed(in.fh))
+			return 0;
+		return deny_verdict(ctx);
+	}
+	case FUSE_FALLOCATE: {
+		struct fuse_fallocate_in in;
+
+		if (fusebpf_get(ctx, FUSE_BPF_IN_ARG(0), &in) >= 0 && deny_fh_allowed(in.fh))
+			return 0;
+		return deny_verdict(ctx);
+	}
+	case FUSE_COPY_FILE_RANGE: {
+		struct fuse_copy_file_range_in in;
+
+		if (fusebpf_get(ctx, FUSE_BPF_IN_ARG(0), &in) >= 0 && deny_fh_allowed(in.fh_out))
+			return 0;
+		return deny_verdict(ctx);
+	}
+	case FUSE_SETATTR: {
+		struct fuse_setattr_in in;
+
+		if (fusebpf_get(ctx, FUSE_BPF_IN_ARG(0), &in) >= 0 && (in.valid & FATTR_FH) &&
+		    deny_fh_allowed(in.fh))
+			return 0;
+		return deny_verdict(ctx);
+	}
+	case FUSE_SETXATTR:
+	case FUSE_REMOVEXATTR:
+	case FUSE_TMPFILE:
+		return deny_verdict(ctx);
+	case FUSE_CREATE:
+		if (deny_name_allowed(ctx, 1))
+			return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
+		return deny_verdict(ctx);
+	case FUSE_RENAME:
+	case FUSE_RENAME2:
+		if (deny_name_allowed(ctx, 1) && deny_name_allowed(ctx, 2))
+			return 0;
+		return deny_verdict(ctx);
+	case FUSE_MKNOD:
+	case FUSE_MKDIR:
+	case FUSE_LINK:
+	case FUSE_UNLINK:
+	case FUSE_RMDIR:
+	case FUSE_SYMLINK:
+		if (deny_name_allowed(ctx, fusebpf_entry_name_arg(op)))
+			return 0;
+		return deny_verdict(ctx);
+	default:
+		return 0;
+	}
+}
+
+/* Postfilter: tag the handle of a file created through an allowed name. */
+static __noinline __attribute__((unused)) int deny_post(struct fuse_bpf_ctx *ctx)
+{
+	struct fuse_open_out out;
+
+	if (fusebpf_op(ctx) != FUSE_CREATE || fusebpf_error_in(ctx) < 0)
+		return 0;
+	if (fusebpf_get(ctx, FUSE_BPF_OUT_ARG(1), &out) < 0)
+		return 0;
+	out.fh = FUSEBPF_FH_ALLOWED;
+	fusebpf_set(ctx, FUSE_BPF_OUT_ARG(1), &out);
+	return 0;
+}
+
+#endif

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hide.bpf.h - the hide policy: names that do not exist through the mount.
+ *
+ * Hidden: an exact name in hide_names, a name matching a slot of
+ * hide_patterns (prefix, suffix or glob), or, with FUSEBPF_HIDE_DOTFILES, a
+ * name starting with '.' ("." and ".." never). A hidden name:
+ *   - LOOKUP, UNLINK, RMDIR, and a RENAME from it: ENOENT (it is absent);
+ *   - READDIR: the entry is dropped;
+ *   - CREATE, MKNOD, MKDIR, SYMLINK, LINK or RENAME onto it: fails with
+ *     fusebpf_config.hide_errno (EACCES by default) and the backing is not
+ *     touched. Letting it through would create over, truncate or replace a
+ *     file the user is not supposed to see; EEXIST would reveal it exists,
+ *     and ENOENT from a create would be a lie. So the name is refused the
+ *     same way whether or not a hidden file of that name exists.
+ */
+#ifndef FUSEBPF_HIDE_BPF_H
+#define FUSEBPF_HIDE_BPF_H
+
+#include "stats.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FUSEBPF_HIDE_NAMES_MAX);
+	__type(key, struct fusebpf_name);
+	__type(value, __u32);
+} hide_names SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FUSEBPF_HIDE_PATTERNS_MAX);
+	__type(key, __u32);
+	__type(value, struct fusebpf_pattern);
+} hide_patterns SEC(".maps");
+
+struct hide_scan {
+	const struct fusebpf_name *n;
+	long len;
+	int hit;
+};
+
+static long hide_pattern_step(__u32 slot, void *data)
+{
+	struct hide_scan *h = data;
+	struct fusebpf_pattern *p = bpf_map_lookup_elem(&hide_patterns, &slot);
+
+	if (p && p->kind != FUSEBPF_PAT_NONE && fusebpf_pattern_match(h->n, h->len, p)) {
+		h->hit = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static __always_inline bool hide_is_hidden(const struct fusebpf_name *n, long len)
+{
+	struct hide_scan scan = { .n = n, .len = len };
+
+	if (len <= 0 || fusebpf_name_is_dots(n, len))
+		return false;
+	if ((fusebpf_cfg().hide_flags & FUSEBPF_HIDE_DOTFILES) && n->name[0] == '.')
+		return true;
+	if (bpf_map_lookup_elem(&hide_names, n))
+		return true;
+	bpf_loop(FUSEBPF_HIDE_PATTERNS_MAX, hide_pattern_step, &scan, 0);
+	return scan.hit;
+}
+
+/* Prefilter: 0 (go on) or a negative errno. */
+static __noinline __attribute__((unused)) int hide_pre(struct fuse_bpf_ctx *ctx)
+{
+	int arg = fusebpf_entry_name_arg(fusebpf_op(ctx));
+	struct fusebpf_name n;
+	long len, err;
+
+	if (arg < 0)
+		return 0;
+	if (arg == 2) {		/* RENAME: from a hidden name */
+		len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(1), &n);
+		if (hide_is_hidden(&n, len)) {
+			fusebpf_count(ctx, hidden);
+			return -ENOENT;
+		}
+	}
+	len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(arg), &n);
+	if (!hide_is_hidden(&n, len))
+		return 0;
+	switch (fusebpf_op(ctx)) {
+	case FUSE_LOOKUP:
+	case FUSE_UNLINK:
+	case FUSE_RMDIR:
+		fusebpf_count(ctx, hidden);
+		return -ENOENT;
+	default:
+		fusebpf_count(ctx, denied);
+		err = fusebpf_cfg().hide_errno;
+		return err > 0 && err < 4096 ? -err : -EACCES;
+	}
+}
+
+/* Entry filter: 0 (keep) or FUSE_BPF_DROP_ENTRY. */
+static __noinline __attribute__((unused)) int hide_entry(struct fuse_bpf_ctx *ctx)
+{
+	struct fusebpf_name n;
+	long len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n);
+
+	if (!hide_is_hidden(&n, len))
+		return 0;
+	fusebpf_count(ctx, hidden);
+	return FUSE_BPF_DROP_ENTRY;
+}
+
+#endif

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * stats.h - the statistics every fusebpf filter keeps (BPF side).
+ *
+ * fusebpf_stats is a PERCPU_ARRAY indexed by the base FUSE opcode, of
+ * struct fusebpf_op_stats (fusebpf_maps.h, where user space finds the field
+ * names). A filter wraps its verdicts:
+ *
+ *	if (fusebpf_is_entry(ctx))
+ *		return fusebpf_stats_entry(ctx, my_entry_verdict);
+ *	if (fusebpf_is_post(ctx))
+ *		return fusebpf_stats_post(ctx, my_post_verdict);
+ *	return fusebpf_stats_pre(ctx, my_pre_verdict);
+ *
+ * and counts what its policy did with fusebpf_count(ctx, denied | hidden |
+ * rewritten). The wrappers count runs, backing errors, hand-offs to the
+ * server and latency.
+ *
+ * Latency: unless fusebpf_config.flags has FUSEBPF_CFG_NO_POSTFILTER, the
+ * prefilter wrapper asks for the postfilter on every op it lets through,
+ * stamps bpf_ktime_get_ns() in fusebpf_lat under the thread's pid_tgid, and
+ * the postfilter wrapper adds the elapsed time to lat_ns_sum/lat_count of
+ * the op (a thread runs one FUSE op at a time; the stamp carries the opcode,
+ * so a mismatched or stale stamp is never counted). That is also what lets
+ * backing_errors be counted: only a postfilter sees error_in.
+ */
+#ifndef FUSEBPF_STATS_H
+#define FUSEBPF_STATS_H
+
+#include "fusebpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FUSEBPF_STATS_MAX_OPS);
+	__type(key, __u32);
+	__type(value, struct fusebpf_op_stats);
+} fusebpf_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FUSEBPF_LAT_ENTRIES);
+	__type(key, __u64);
+	__type(value, struct fusebpf_lat_stamp);
+} fusebpf_lat SEC(".maps");
+
+/* This CPU's counters for the op of ctx (slot 0 for opcodes >= 64). */
+static __always_inline struct fusebpf_op_stats *fusebpf_stats_of(const struct fuse_bpf_ctx *ctx)
+{
+	__u32 key = fusebpf_op(ctx);
+
+	if (key >= FUSEBPF_STATS_MAX_OPS)
+		key = 0;
+	return bpf_map_lookup_elem(&fusebpf_stats, &key);
+}
+
+/* Count one event of a struct fusebpf_op_stats field for the op of ctx. */
+#define fusebpf_count(ctx, field)                                               \
+	do {                                                                    \
+		struct fusebpf_op_stats *__s = fusebpf_stats_of(ctx);           \
+		if (__s)                                                        \
+			__s->field++;                                           \
+	} while (0)
+
+static __always_inline int fusebpf_stats_pre(struct fuse_bpf_ctx *ctx, int verdict)
+{
+	struct fusebpf_op_stats *s = fusebpf_stats_of(ctx);
+	struct fusebpf_lat_stamp stamp = {};
+	__u64 id;
+
+	if (s)
+		s->pre++;
+	if (verdict < 0)
+		return verdict;
+	if (verdict & FUSE_BPF_USER_FILTER) {
+		if (s)
+			s->to_user++;
+		return verdict;
+	}
+	verdict |= FUSE_BPF_BACKING;
+	if (!(fusebpf_cfg().flags & FUSEBPF_CFG_NO_POSTFILTER))
+		verdict |= FUSE_BPF_POST_FILTER;
+	if (verdict & FUSE_BPF_POST_FILTER) {
+		id = bpf_get_current_pid_tgid();
+		stamp.opcode = fusebpf_op(ctx);
+		stamp.start_ns = bpf_ktime_get_ns();
+		bpf_map_update_elem(&fusebpf_lat, &id, &stamp, BPF_ANY);
+	}
+	return verdict;
+}
+
+static __always_inline int fusebpf_stats_post(struct fuse_bpf_ctx *ctx, int verdict)
+{
+	struct fusebpf_op_stats *s = fusebpf_stats_of(ctx);
+	__u64 id = bpf_get_current_pid_tgid(), ns;
+	struct fusebpf_lat_stamp *stamp;
+
+	stamp = bpf_map_lookup_elem(&fusebpf_lat, &id);
+	if (stamp) {
+		if (s && stamp->opcode == fusebpf_op(ctx)) {
+			ns = bpf_ktime_get_ns() - stamp->start_ns;
+			s->lat_ns_sum += ns;
+			s->lat_count++;
+			if (ns > s->lat_ns_max)
+				s->lat_ns_max = ns;
+		}
+		bpf_map_delete_elem(&fusebpf_lat, &id);
+	}
+	if (s) {
+		s->post++;
+		if (fusebpf_error_in(ctx) < 0)
+			s->backing_errors++;
+		if (verdict > 0 && (verdict & FUSE_BPF_USER_FILTER))
+			s->to_user++;
+	}
+	return verdict;
+}
+
+static __always_inline int fusebpf_stats_entry(struct fuse_bpf_ctx *ctx, int verdict)
+{
+	fusebpf_count(ctx, entries);
+	return verdict;
+}
+
+#endif /* FUSEBPF_STATS_H */

@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fusebpfctl load FILTER [--name NAME] [policy options]
+ * fusebpfctl unload NAME [--force]
+ *
+ * A built-in filter comes from its skeleton (skel/<filter>.skel.h, the ELF
+ * embedded in fusebpfctl) or, without one at build time, from
+ * <filter>.bpf.o in $FUSEBPF_BPF_DIR or the installed directory. Any other
+ * FILTER is the path of a filter object. Every program of the object gets
+ * the fuse filter program type (libbpf 1.1 does not know it) before load.
+ */
+#define _GNU_SOURCE
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fusebpf_loader.h"
+#include "fusebpfctl.h"
+#include "policy.h"
+#include "state.h"
+
+#if __has_include("hide.skel.h")
+#include "hide.skel.h"
+#define HAVE_SKEL_HIDE 1
+#endif
+#if __has_include("attrs.skel.h")
+#include "attrs.skel.h"
+#define HAVE_SKEL_ATTRS 1
+#endif
+#if __has_include("denywrite.skel.h")
+#include "denywrite.skel.h"
+#define HAVE_SKEL_DENYWRITE 1
+#endif
+#if __has_include("stats.skel.h")
+#include "stats.skel.h"
+#define HAVE_SKEL_STATS 1
+#endif
+#if __has_include("fusebpf.skel.h")
+#include "fusebpf.skel.h"
+#define HAVE_SKEL_FUSEBPF 1
+#endif
+
+#ifndef FUSEBPF_BPF_LIBDIR
+#define FUSEBPF_BPF_LIBDIR "/usr/local/lib/fusebpf"
+#endif
+
+#define VERIFIER_LOG_SIZE (1 << 22)
+
+void help_load(FILE *out)
+{
+	fprintf(out,
+		"Usage: fusebpfctl load FILTER [--name NAME] [POLICY OPTIONS]\n"
+		"\n"
+		"Load a filter and pin it under PIN_DIR/NAME/ (the program as 'prog', the maps by\n"
+		"their names). FILTER is a built-in (hide, attrs, denywrite, stats, fusebpf: the\n"
+		"combined filter) or the path of a filter object (.bpf.o). When the verifier\n"
+		"rejects the program, its log is printed and the exit status is 1.\n"
+		"\n"
+		"Options:\n"
+		"  -n, --name NAME        pin name (default: the built-in's name, or the file's\n"
+		"                         name without .bpf.o)\n"
+		"Policy options (the same changes as the policy commands, applied after pinning):\n"
+		"      --hide NAME        hide this file name (repeatable)\n"
+		"      --hide-prefix P    hide names starting with P (also --hide-suffix, --hide-glob)\n"
+		"      --hide-dotfiles    hide names starting with '.'\n"
+		"      --hide-errno E     errno for creating a hidden name (default EACCES)\n"
+		"      --mode SPEC        attrs rule for every name: +BITS, -BITS, =BITS (octal)\n"
+		"      --uid ID, --gid ID attrs rule for every name: force the owner / group\n"
+		"      --deny-errno E     errno of denied writes: EROFS (default), EACCES, EPERM\n"
+		"      --allow NAME       denywrite: names that may still be created/removed\n"
+		"      --policies LIST    the combined filter's policies: hide,attrs,denywrite\n"
+		"                         (default hide,attrs)\n"
+		"      --no-postfilter    skip postfilter runs kept only for statistics\n"
+		"\n"
+		"JSON (-j): the loaded filter, as in 'list'.\n"
+		"\n"
+		"EXAMPLES\n"
+		"  fusebpfctl load hide --name private --hide secret.txt --hide-dotfiles\n"
+		"  fusebpfctl load denywrite --name ro --deny-errno EACCES\n"
+		"  fusebpfctl load ./myfilter.bpf.o\n");
+}
+
+struct load_args {
+	const char *name;
+	struct policy_change *changes;
+	int nchanges;
+	bool policies_given;
+	int bad;
+};
+
+static struct policy_change *add_change(struct load_args *a, enum policy_op op)
+{
+	struct policy_change *c = realloc(a->changes, (a->nchanges + 1) * sizeof(*c));
+
+	if (!c) {
+		a->bad = 1;
+		return NULL;
+	}
+	a->changes = c;
+	c = &a->changes[a->nchanges++];
+	memset(c, 0, sizeof(*c));
+	c->op = op;
+	return c;
+}
+
+static struct policy_change *default_rule(struct load_args *a)
+{
+	for (int i = 0; i < a->nchanges; i++)
+		if (a->changes[i].op == POL_ATTR_SET && !a->changes[i].name[0])
+			return &a->changes[i];
+	return add_change(a, POL_ATTR_SET);
+}
+
+enum {
+	O_HIDE = 256, O_HIDE_PREFIX, O_HIDE_SUFFIX, O_HIDE_GLOB, O_HIDE_DOTFILES, O_HIDE_ERRNO,
+	O_MODE, O_UID, O_GID, O_DENY_ERRNO, O_ALLOW, O_POLICIES, O_NO_POSTFILTER,
+};
+
+static int load_opt(int c, const char *arg, void *ctx)
+{
+	struct load_args *a = ctx;
+	struct policy_change *ch;
+	struct fusebpf_pattern pat;
+	struct fusebpf_name key;
+	uint32_t set, clear, id, mask;
+	int e, kind;
+
+	switch (c) {
+	case 'n':
+		if (!valid_filter_name(arg))
+			return usage_error("bad name '%s' (letters, digits, '_', '-', '.')", arg);
+		a->name = arg;
+		return 0;
+	case O_HIDE:
+	case O_ALLOW:
+		if ((e = policy_name_key(arg, &key)))
+			return usage_error("bad file name '%s': %s", arg, strerror(-e));
+		if (!(ch = add_change(a, c == O_HIDE ? POL_HIDE_ADD : POL_ALLOW_ADD)))
+			return EXIT_USAGE;
+		snprintf(ch->name, sizeof(ch->name), "%s", arg);
+		return 0;
+	case O_HIDE_PREFIX:
+	case O_HIDE_SUFFIX:
+	case O_HIDE_GLOB:
+		kind = c == O_HIDE_PREFIX ? FUSEBPF_PAT_PREFIX :
+		       c == O_HIDE_SUFFIX ? FUSEBPF_PAT_SUFFIX : FUSEBPF_PAT_GLOB;
+		if ((e = policy_pattern(kind, arg, &pat)))
+			return usage_error("bad pattern '%s': %s", arg, strerror(-e));
+		if (!(ch = add_change(a, POL_PATTERN_ADD)))
+			return EXIT_USAGE;
+		ch->pat_kind = kind;
+		snprintf(ch->name, sizeof(ch->name), "%s", arg);
+		return 0;
+	case O_HIDE_DOTFILES:
+		if (!(ch = add_change(a, POL_DOTFILES)))
+			return EXIT_USAGE;
+		ch->val = 1;
+		return 0;
+	case O_HIDE_ERRNO:
+	case O_DENY_ERRNO:
+		if ((e = parse_errno(arg)) < 0)
+			return usage_error("bad errno '%s' (a name like EROFS, or a number)", arg);
+		if (!(ch = add_change(a, c == O_HIDE_ERRNO ? POL_HIDE_ERRNO : POL_DENY_ERRNO)))
+			return EXIT_USAGE;
+		ch->val = e;
+		return 0;
+	case O_MODE:
+		if (policy_parse_mode(arg, &set, &clear))
+			return usage_error("bad mode '%s' (e.g. +0111, -0222, =0640)", arg);
+		if (!(ch = default_rule(a)))
+			return EXIT_USAGE;
+		ch->rule.mode_set = set;
+		ch->rule.mode_clear = clear;
+		return 0;
+	case O_UID:
+	case O_GID:
+		if (policy_parse_id(arg, c == O_GID, &id))
+			return usage_error("bad %s '%s'", c == O_GID ? "group" : "user", arg);
+		if (!(ch = default_rule(a)))
+			return EXIT_USAGE;
+		if (c == O_UID) {
+			ch->rule.flags |= FUSEBPF_ATTR_FORCE_UID;
+			ch->rule.uid = id;
+		} else {
+			ch->rule.flags |= FUSEBPF_ATTR_FORCE_GID;
+			ch->rule.gid = id;
+		}
+		return 0;
+	case O_POLICIES:
+		if (policy_parse_policies(arg, &mask))
+			return usage_error("bad policy list '%s' (hide,attrs,denywrite)", arg);
+		if (!(ch = add_change(a, POL_POLICIES)))
+			return EXIT_USAGE;
+		ch->val = mask;
+		a->policies_given = true;
+		return 0;
+	case O_NO_POSTFILTER:
+		if (!(ch = add_change(a, POL_POSTFILTER)))
+			return EXIT_USAGE;
+		ch->val = 0;
+		return 0;
+	}
+	return EXIT_USAGE;
+}
+
+/* The ELF of a built-in: the embedded skeleton, else a .bpf.o on disk. */
+static const void *builtin_elf(const char *name, size_t *size, char *path, size_t cap)
+{
+	const char *dirs[4] = { getenv("FUSEBPF_BPF_DIR"), FUSEBPF_BPF_LIBDIR, NULL, NULL };
+	char exe[4096], exedir_bpf[4200];
+	ssize_t n;
+
+	*size = 0;
+	path[0] = 0;
+#ifdef HAVE_SKEL_HIDE
+	if (!strcmp(name, "hide"))
+		return hide_bpf__elf_bytes(size);
+#endif
+#ifdef HAVE_SKEL_ATTRS
+	if (!strcmp(name, "attrs"))
+		return attrs_bpf__elf_bytes(size);
+#endif
+#ifdef HAVE_SKEL_DENYWRITE
+	if (!strcmp(name, "denywrite"))
+		return denywrite_bpf__elf_bytes(size);
+#endif
+#ifdef HAVE_SKEL_STATS
+	if (!strcmp(name, "stats"))
+		return stats_bpf__elf_bytes(size);
+#endif
+#ifdef HAVE_SKEL_FUSEBPF
+	if (!strcmp(name, "fusebpf"))
+		return fusebpf_bpf__elf_bytes(size);
+#endif
+	/* build/fusebpfctl finds build/bpf/<name>.bpf.o */
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		snprintf(exedir_bpf, sizeof(exedir_bpf), "%s/bpf", dirname(exe));
+		dirs[2] = exedir_bpf;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		snprintf(path, cap, "%s/%s.bpf.o", dirs[i], name);
+		if (access(path, R_OK) == 0)
+			return NULL;
+	}
+	path[0] = 0;
+	return NULL;
+}
+
+static void default_name(const char *filter, char *buf, size_t cap)
+{
+	const char *base = strrchr(filter, '/') ? strrchr(filter, '/') + 1 : filter;
+	size_t len = strlen(base);
+
+	if (len > 6 && strcmp(base + len - 6, ".bpf.o") == 0)
+		len -= 6;
+	else if (len > 2 && strcmp(base + len - 2, ".o") == 0)
+		len -= 2;
+	snprintf(buf, cap, "%.*s", (int)len, base);
+}
+
+static int write_meta(const char *name, const char *kind, const char *source)
+{
+	char dir[4096], path[4200];
+	json_object *o = json_object_new_object();
+	int err;
+
+	snprintf(dir, sizeof(dir), "%s/filters", opts.state_dir);
+	err = mkdir_p(dir, 0755);
+	if (err)
+		goto out;
+	snprintf(path, sizeof(path), "%s/%s.json", dir, name);
+	json_object_object_add(o, "name", json_object_new_string(name));
+	json_object_object_add(o, "kind", json_object_new_string(kind));
+	json_object_object_add(o, "source", source && *source ? json_object_new_string(source) : NULL);
+	if (json_object_to_file_ext(path, o, JSON_C_TO_STRING_PRETTY))
+		err = -EIO;
+out:
+	json_object_put(o);
+	return err;
+}
+
+static void remove_pins(const char *name)
+{
+	char dir[4096], path[4400], meta[4200];
+	struct dirent *de;
+	DIR *d;
+
+	filter_pin_dir(name, dir, sizeof(dir));
+	d = opendir(dir);
+	if (d) {
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+	snprintf(meta, sizeof(meta), "%s/filters/%s.json", opts.state_dir, name);
+	unlink(meta);
+}
+
+/* Does the buffer look like an ELF file at all? */
+static bool is_elf_file(const char *path)
+{
+	unsigned char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool elf;
+
+	if (fd < 0)
+		return true;	/* let libbpf say why */
+	elf = read(fd, magic, 4) == 4 && !memcmp(magic, "\177ELF", 4);
+	close(fd);
+	return elf;
+}
+
+int do_load(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "hide", required_argument, NULL, O_HIDE },
+		{ "hide-prefix", required_argument, NULL, O_HIDE_PREFIX },
+		{ "hide-suffix", required_argument, NULL, O_HIDE_SUFFIX },
+		{ "hide-glob", required_argument, NULL, O_HIDE_GLOB },
+		{ "hide-dotfiles", no_argument, NULL, O_HIDE_DOTFILES },
+		{ "hide-errno", required_argument, NULL, O_HIDE_ERRNO },
+		{ "mode", required_argument, NULL, O_MODE },
+		{ "uid", required_argument, NULL, O_UID },
+		{ "gid", required_argument, NULL, O_GID },
+		{ "deny-errno", required_argument, NULL, O_DENY_ERRNO },
+		{ "allow", required_argument, NULL, O_ALLOW },
+		{ "policies", required_argument, NULL, O_POLICIES },
+		{ "no-postfilter", no_argument, NULL, O_NO_POSTFILTER },
+		{ 0 },
+	};
+	struct load_args a = { 0 };
+	struct bpf_object *obj = NULL;
+	struct bpf_program *prog, *main_prog = NULL;
+	struct bpf_map *map;
+	char name[NAME_LEN], objpath[4096], source[4096], kind[32], pindir[4096], path[4400];
+	char *log = NULL;
+	const void *elf = NULL;
+	size_t elf_size = 0;
+	int ret = EXIT_FAIL, idx, err, type, lock = -1, nprogs = 0;
+	bool pinned = false;
+	const char *filter;
+
+	idx = parse_cmd_opts(argc, argv, "n:", longopts, load_opt, &a, help_load);
+	if (idx == PARSE_HELP) {
+		ret = EXIT_OK;
+		goto out;
+	}
+	if (idx < 0) {
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (argc - idx != 1) {
+		ret = usage_error(argc - idx ? "one FILTER, please" : "which FILTER?");
+		goto out;
+	}
+	filter = argv[idx];
+
+	/* Which object. */
+	if (!strchr(filter, '/') && is_builtin(filter)) {
+		elf = builtin_elf(filter, &elf_size, objpath, sizeof(objpath));
+		if (!elf && !objpath[0]) {
+			ret = fail(ENOENT, "load %s: built-in filter not found (built without "
+				   "skel/%s.skel.h, and no %s.bpf.o in $FUSEBPF_BPF_DIR or %s)",
+				   filter, filter, filter, FUSEBPF_BPF_LIBDIR);
+			goto out;
+		}
+		snprintf(kind, sizeof(kind), "%s", filter);
+		snprintf(source, sizeof(source), "%s", elf ? "" : objpath);
+	} else {
+		struct stat st;
+
+		if (stat(filter, &st)) {
+			ret = fail(errno, "load %s: %s", filter,
+				   strchr(filter, '/') || strstr(filter, ".o") ?
+				   "cannot open the filter object" :
+				   "not a built-in filter (hide, attrs, denywrite, stats, fusebpf) "
+				   "nor a file");
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			ret = fail(EINVAL, "load %s: not a BPF object file", filter);
+			goto out;
+		}
+		if (!realpath(filter, objpath))
+			snprintf(objpath, sizeof(objpath), "%s", filter);
+		snprintf(kind, sizeof(kind), "file");
+		snprintf(source, sizeof(source), "%s", objpath);
+	}
+	if (a.name)
+		snprintf(name, sizeof(name), "%s", a.name);
+	else
+		default_name(filter, name, sizeof(name));
+	if (!valid_filter_name(name)) {
+		ret = usage_error("cannot make a name from '%s': give --name", filter);
+		goto out;
+	}
+
+	/* Open: a file that is not BPF fails here, on any kernel. SEC("fuse") is ours. */
+	err = fusebpf_register_section();
+	if (err < 0)
+		debug("libbpf_register_prog_handler(\"fuse\"): %s", strerror(-err));
+	if (elf) {
+		char objname[64];
+
+		/* The skeleton's object name, as bpftool gen skeleton gave it. */
+		snprintf(objname, sizeof(objname), "%s_bpf", kind);
+		LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = objname);
+		obj = bpf_object__open_mem(elf, elf_size, &oo);
+	} else {
+		if (!is_elf_file(objpath)) {
+			ret = fail(ENOEXEC, "load %s: not a BPF object file", filter);
+			goto out;
+		}
+		obj = bpf_object__open_file(objpath, NULL);
+	}
+	if (!obj) {
+		err = errno;
+		ret = fail(err, "load %s: not a usable BPF object file", filter);
+		goto out;
+	}
+	bpf_object__for_each_program(prog, obj)
+		nprogs++;
+	if (!nprogs) {
+		ret = fail(ENOEXEC, "load %s: the object has no BPF program", filter);
+		goto out;
+	}
+
+	type = cli_prog_type();
+	if (type < 0) {
+		ret = fail(-type, "load %s: fuse-bpf is not supported by this kernel "
+			   "(/sys/fs/fuse/features/fuse_bpf)", filter);
+		goto out;
+	}
+	log = malloc(VERIFIER_LOG_SIZE);
+	if (!log) {
+		ret = fail(ENOMEM, "load %s", filter);
+		goto out;
+	}
+	log[0] = 0;
+	bpf_object__for_each_program(prog, obj) {
+		bpf_program__set_type(prog, type);
+		if (!main_prog) {
+			main_prog = prog;
+			bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
+			if (opts.verbose)
+				bpf_program__set_log_level(prog, 1);
+		}
+	}
+	if (nprogs > 1)
+		note("load %s: %d programs; attaching '%s'", filter, nprogs,
+		     bpf_program__name(main_prog));
+
+	lock = state_lock();
+	if (lock < 0) {
+		ret = fail(lock, "lock %s/lock", opts.state_dir);
+		goto out;
+	}
+	if (ensure_pin_dir()) {
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	filter_pin_dir(name, pindir, sizeof(pindir));
+	if (access(pindir, F_OK) == 0) {
+		ret = fail(EEXIST, "load %s: a filter named '%s' is already loaded "
+			   "(unload it, or give another --name)", filter, name);
+		goto out;
+	}
+
+	err = bpf_object__load(obj);
+	if (err) {
+		if (log[0]) {
+			fprintf(stderr, "-- verifier log of '%s' --\n%s", bpf_program__name(main_prog), log);
+			if (log[strlen(log) - 1] != '\n')
+				fputc('\n', stderr);
+			fprintf(stderr, "-- end of verifier log --\n");
+			ret = fail(-err, "load %s: the verifier rejected program '%s'", filter,
+				   bpf_program__name(main_prog));
+		} else {
+			ret = fail(-err, "load %s: loading into the kernel failed%s", filter,
+				   opts.verbose ? "" : " (-v for libbpf's detail)");
+		}
+		goto out;
+	}
+	if (opts.verbose && log[0])
+		fprintf(stderr, "-- verifier log --\n%s\n", log);
+
+	/* Pin. */
+	if (mkdir(pindir, 0700)) {
+		ret = fail(errno, "create %s", pindir);
+		goto out;
+	}
+	pinned = true;
+	snprintf(path, sizeof(path), "%s/prog", pindir);
+	err = bpf_program__pin(main_prog, path);
+	if (err) {
+		ret = fail(-err, "pin %s", path);
+		goto out;
+	}
+	bpf_object__for_each_map(map, obj) {
+		if (bpf_map__is_internal(map))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", pindir, bpf_map__name(map));
+		err = bpf_map__pin(map, path);
+		if (err) {
+			ret = fail(-err, "pin %s", path);
+			goto out;
+		}
+	}
+	err = write_meta(name, kind, source);
+	if (err) {
+		ret = fail(err, "write %s/filters/%s.json", opts.state_dir, name);
+		goto out;
+	}
+
+	/* The policy options; the built-ins' config says which policies run. */
+	if (!a.policies_given && strcmp(kind, "file") && strcmp(kind, "stats")) {
+		struct policy_change first = {
+			.op = POL_POLICIES,
+			.val = !strcmp(kind, "hide") ? FUSEBPF_POLICY_HIDE :
+			       !strcmp(kind, "attrs") ? FUSEBPF_POLICY_ATTRS :
+			       !strcmp(kind, "denywrite") ? FUSEBPF_POLICY_DENYWRITE :
+			       FUSEBPF_POLICY_HIDE | FUSEBPF_POLICY_ATTRS,
+		};
+
+		/* Applied first: the other options refine it. */
+		if (!add_change(&a, POL_POLICIES)) {
+			ret = fail(ENOMEM, "load %s", filter);
+			goto out;
+		}
+		memmove(&a.changes[1], &a.changes[0], (a.nchanges - 1) * sizeof(*a.changes));
+		a.changes[0] = first;
+	}
+	if (policy_apply_all(name, a.changes, a.nchanges))
+		goto out;
+
+	if (opts.json) {
+		struct filter_desc *f = calloc(1, sizeof(*f));
+
+		if (f && filter_describe(name, f) == 0) {
+			json_object *o = json_filter(f);
+
+			json_print(o);
+			json_object_put(o);
+		}
+		free(f);
+	} else {
+		printf("loaded %s (%s%s%s)\n", name, kind, source[0] ? " " : "", source);
+	}
+	ret = EXIT_OK;
+	pinned = false;
+out:
+	if (pinned)
+		remove_pins(name);
+	bpf_object__close(obj);	/* the pins keep program and maps */
+	state_unlock(lock);
+	free(log);
+	free(a.changes);
+	return ret;
+}
+
+void help_unload(FILE *out)
+{
+	fprintf(out,
+		"Usage: fusebpfctl unload NAME [--force]\n"
+		"\n"
+		"Remove a filter's pins. Refused while a mount of ours uses the filter, unless\n"
+		"--force (the mount keeps its program until it is detached).\n"
+		"\n"
+		"EXAMPLES\n"
+		"  fusebpfctl unload private\n");
+}
+
+static int unload_opt(int c, const char *arg, void *ctx)
+{
+	(void)arg;
+	if (c == 'f') {
+		*(bool *)ctx = true;
+		return 0;
+	}
+	return EXIT_USAGE;
+}
+
+int do_unload(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ 0 },
+	};
+	bool force = false;
+	int idx, lock, ret = EXIT_FAIL, users;
+	const char *name;
+
+	idx = parse_cmd_opts(argc, argv, "f", longopts, unload_opt, &force, help_unload);
+	if (idx == PARSE_HELP)
+		return EXIT_OK;
+	if (idx < 0)
+		return EXIT_USAGE;
+	if (argc - idx != 1)
+		return usage_error(argc - idx ? "one NAME, please" : "which NAME?");
+	name = argv[idx];
+	lock = state_lock();
+	if (lock < 0)
+		return fail(lock, "lock %s/lock", opts.state_dir);
+	if (!filter_loaded(name)) {
+		ret = fail(ENOENT, "unload %s: no such filter loaded", name);
+		goto out;
+	}
+	users = filter_mount_count(name);
+	if (users && !force) {
+		ret = fail(EBUSY, "unload %s: attached to %d mount%s (detach first, or --force)", name,
+			   users, users == 1 ? "" : "s");
+		goto out;
+	}
+	remove_pins(name);
+	if (!opts.json)
+		printf("unloaded %s\n", name);
+	ret = EXIT_OK;
+out:
+	state_unlock(lock);
+	return ret;
+}

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Policy changes on a loaded filter's pinned maps, and reading the policy back. */
+#define _GNU_SOURCE
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fusebpfctl.h"
+#include "policy.h"
+#include "state.h"
+
+static const char *op_map(enum policy_op op)
+{
+	switch (op) {
+	case POL_HIDE_ADD:
+	case POL_HIDE_DEL:
+		return FUSEBPF_MAP_HIDE_NAMES;
+	case POL_PATTERN_ADD:
+	case POL_PATTERN_DEL:
+		return FUSEBPF_MAP_HIDE_PATTERNS;
+	case POL_ATTR_SET:
+	case POL_ATTR_DEL:
+		return FUSEBPF_MAP_ATTR_RULES;
+	case POL_ALLOW_ADD:
+	case POL_ALLOW_DEL:
+		return FUSEBPF_MAP_DENY_ALLOW;
+	default:
+		return FUSEBPF_MAP_CONFIG;
+	}
+}
+
+static const char *op_policy(enum policy_op op)
+{
+	switch (op) {
+	case POL_HIDE_ADD:
+	case POL_HIDE_DEL:
+	case POL_PATTERN_ADD:
+	case POL_PATTERN_DEL:
+		return "hide";
+	case POL_ATTR_SET:
+	case POL_ATTR_DEL:
+		return "attrs";
+	case POL_ALLOW_ADD:
+	case POL_ALLOW_DEL:
+		return "denywrite";
+	default:
+		return "config";
+	}
+}
+
+static int update_config(int fd, const struct policy_change *c)
+{
+	struct fusebpf_config cfg = {};
+	uint32_t key = 0;
+
+	if (bpf_map_lookup_elem(fd, &key, &cfg))
+		return -errno;
+	switch (c->op) {
+	case POL_DOTFILES:
+		if (c->val)
+			cfg.hide_flags |= FUSEBPF_HIDE_DOTFILES;
+		else
+			cfg.hide_flags &= ~FUSEBPF_HIDE_DOTFILES;
+		break;
+	case POL_HIDE_ERRNO:
+		cfg.hide_errno = c->val;
+		break;
+	case POL_DENY_ERRNO:
+		cfg.deny_errno = c->val;
+		break;
+	case POL_POLICIES:
+		cfg.policies = c->val;
+		break;
+	case POL_POSTFILTER:
+		if (c->val)
+			cfg.flags &= ~FUSEBPF_CFG_NO_POSTFILTER;
+		else
+			cfg.flags |= FUSEBPF_CFG_NO_POSTFILTER;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return bpf_map_update_elem(fd, &key, &cfg, BPF_ANY) ? -errno : 0;
+}
+
+static int update_pattern(int fd, const struct policy_change *c)
+{
+	struct fusebpf_pattern want, cur;
+	int err, free_slot = -1;
+
+	err = policy_pattern(c->pat_kind, c->name, &want);
+	if (err)
+		return err;
+	for (uint32_t i = 0; i < FUSEBPF_HIDE_PATTERNS_MAX; i++) {
+		if (bpf_map_lookup_elem(fd, &i, &cur))
+			return -errno;
+		if (cur.kind == FUSEBPF_PAT_NONE) {
+			if (free_slot < 0)
+				free_slot = i;
+			continue;
+		}
+		if (memcmp(&cur, &want, sizeof(cur)) == 0) {
+			if (c->op == POL_PATTERN_ADD)
+				return 0;
+			memset(&cur, 0, sizeof(cur));
+			return bpf_map_update_elem(fd, &i, &cur, BPF_ANY) ? -errno : 0;
+		}
+	}
+	if (c->op == POL_PATTERN_DEL)
+		return -ENOENT;
+	if (free_slot < 0)
+		return -ENOSPC;
+	return bpf_map_update_elem(fd, &(uint32_t){ free_slot }, &want, BPF_ANY) ? -errno : 0;
+}
+
+int policy_apply(const char *name, const struct policy_change *c)
+{
+	const char *map = op_map(c->op);
+	struct fusebpf_name key;
+	uint32_t one = 1;
+	int fd, err;
+
+	fd = filter_obj_fd(name, map);
+	if (fd == -ENOENT) {
+		if (!filter_loaded(name))
+			return fail(ENOENT, "filter '%s': not loaded", name), -ENOENT;
+		return fail(0, "filter '%s' has no %s policy (no map %s)", name, op_policy(c->op),
+			    map), -EOPNOTSUPP;
+	}
+	if (fd < 0)
+		return fail(fd, "filter '%s': open map %s", name, map), fd;
+	switch (c->op) {
+	case POL_HIDE_ADD:
+	case POL_ALLOW_ADD:
+	case POL_HIDE_DEL:
+	case POL_ALLOW_DEL:
+	case POL_ATTR_SET:
+	case POL_ATTR_DEL:
+		if (c->op == POL_ATTR_SET || c->op == POL_ATTR_DEL) {
+			/* "" is the rule for every name: the all-zero key. */
+			memset(&key, 0, sizeof(key));
+			err = c->name[0] ? policy_name_key(c->name, &key) : 0;
+		} else {
+			err = policy_name_key(c->name, &key);
+		}
+		if (err)
+			break;
+		if (c->op == POL_HIDE_ADD || c->op == POL_ALLOW_ADD)
+			err = bpf_map_update_elem(fd, &key, &one, BPF_ANY) ? -errno : 0;
+		else if (c->op == POL_ATTR_SET)
+			err = bpf_map_update_elem(fd, &key, &c->rule, BPF_ANY) ? -errno : 0;
+		else
+			err = bpf_map_delete_elem(fd, &key) ? -errno : 0;
+		break;
+	case POL_PATTERN_ADD:
+	case POL_PATTERN_DEL:
+		err = update_pattern(fd, c);
+		break;
+	default:
+		err = update_config(fd, c);
+		break;
+	}
+	close(fd);
+	if (err == -ENOENT)
+		fail(ENOENT, "filter '%s': %s '%s' is not in the policy", name, op_policy(c->op),
+		     c->name[0] ? c->name : "(every name)");
+	else if (err)
+		fail(err, "filter '%s': update map %s", name, map);
+	return err;
+}
+
+int policy_apply_all(const char *name, const struct policy_change *c, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int err = policy_apply(name, &c[i]);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* --- reading ------------------------------------------------------------------ */
+
+static int cmp_jstr(const void *a, const void *b)
+{
+	return strcmp(json_object_get_string(*(json_object *const *)a),
+		      json_object_get_string(*(json_object *const *)b));
+}
+
+/* The keys of a name-keyed hash map, as a sorted JSON array of strings. */
+static json_object *name_keys(int fd)
+{
+	json_object *arr = json_object_new_array();
+	struct fusebpf_name key, next;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		next.name[FUSEBPF_NAME_MAX - 1] = 0;
+		json_object_array_add(arr, json_object_new_string(next.name));
+		key = next;
+		prev = &key;
+	}
+	json_object_array_sort(arr, cmp_jstr);
+	return arr;
+}
+
+static json_object *mode_str(uint32_t bits)
+{
+	char buf[8];
+
+	snprintf(buf, sizeof(buf), "%04o", bits);
+	return json_object_new_string(buf);
+}
+
+static json_object *errno_json(int err, int dflt)
+{
+	const char *n = errno_name(err ? err : dflt);
+
+	return n ? json_object_new_string(n) : json_object_new_int(err);
+}
+
+static int cmp_rule(const void *a, const void *b)
+{
+	json_object *na, *nb;
+
+	json_object_object_get_ex(*(json_object *const *)a, "name", &na);
+	json_object_object_get_ex(*(json_object *const *)b, "name", &nb);
+	if (!na || !nb)
+		return !na ? -1 : !nb;
+	return strcmp(json_object_get_string(na), json_object_get_string(nb));
+}
+
+int policy_read(const char *name, json_object **out)
+{
+	json_object *o, *cfgj, *pol;
+	struct fusebpf_config cfg = {};
+	uint32_t zero = 0;
+	int fd;
+
+	*out = NULL;
+	if (!filter_loaded(name))
+		return -ENOENT;
+	o = json_object_new_object();
+	json_object_object_add(o, "name", json_object_new_string(name));
+
+	fd = filter_obj_fd(name, FUSEBPF_MAP_CONFIG);
+	if (fd >= 0 && bpf_map_lookup_elem(fd, &zero, &cfg) == 0) {
+		cfgj = json_object_new_object();
+		pol = json_object_new_array();
+		if (cfg.policies & FUSEBPF_POLICY_HIDE)
+			json_object_array_add(pol, json_object_new_string("hide"));
+		if (cfg.policies & FUSEBPF_POLICY_ATTRS)
+			json_object_array_add(pol, json_object_new_string("attrs"));
+		if (cfg.policies & FUSEBPF_POLICY_DENYWRITE)
+			json_object_array_add(pol, json_object_new_string("denywrite"));
+		json_object_object_add(cfgj, "policies", pol);
+		json_object_object_add(cfgj, "postfilter",
+				       json_object_new_boolean(!(cfg.flags & FUSEBPF_CFG_NO_POSTFILTER)));
+		json_object_object_add(cfgj, "hide_dotfiles",
+				       json_object_new_boolean(cfg.hide_flags & FUSEBPF_HIDE_DOTFILES));
+		json_object_object_add(cfgj, "hide_errno", errno_json(cfg.hide_errno, EACCES));
+		json_object_object_add(cfgj, "deny_errno", errno_json(cfg.deny_errno, EROFS));
+		json_object_object_add(o, "config", cfgj);
+	} else {
+		json_object_object_add(o, "config", NULL);
+	}
+	if (fd >= 0)
+		close(fd);
+
+	/* hide: {"names": [...], "patterns": [{"kind", "pattern"}]} */
+	fd = filter_obj_fd(name, FUSEBPF_MAP_HIDE_NAMES);
+	if (fd >= 0) {
+		json_object *h = json_object_new_object(), *pats = json_object_new_array();
+		int pfd = filter_obj_fd(name, FUSEBPF_MAP_HIDE_PATTERNS);
+
+		json_object_object_add(h, "names", name_keys(fd));
+		close(fd);
+		for (uint32_t i = 0; pfd >= 0 && i < FUSEBPF_HIDE_PATTERNS_MAX; i++) {
+			struct fusebpf_pattern p;
+			json_object *pj;
+
+			if (bpf_map_lookup_elem(pfd, &i, &p) || p.kind == FUSEBPF_PAT_NONE)
+				continue;
+			p.pat[FUSEBPF_PATTERN_MAX - 1] = 0;
+			pj = json_object_new_object();
+			json_object_object_add(pj, "kind",
+					       json_object_new_string(policy_pattern_kind_name(p.kind)));
+			json_object_object_add(pj, "pattern", json_object_new_string(p.pat));
+			json_object_array_add(pats, pj);
+		}
+		if (pfd >= 0)
+			close(pfd);
+		json_object_object_add(h, "patterns", pats);
+		json_object_object_add(o, "hide", h);
+	} else {
+		json_object_object_add(o, "hide", NULL);
+	}
+
+	/* attrs: [{"name": S|null, "mode_set", "mode_clear", "uid": N|null, "gid": N|null}] */
+	fd = filter_obj_fd(name, FUSEBPF_MAP_ATTR_RULES);
+	if (fd >= 0) {
+		json_object *rules = json_object_new_array();
+		struct fusebpf_name key, next;
+		void *prev = NULL;
+
+		while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+			struct fusebpf_attr_rule r;
+			json_object *rj;
+
+			key = next;
+			prev = &key;
+			if (bpf_map_lookup_elem(fd, &key, &r))
+				continue;
+			key.name[FUSEBPF_NAME_MAX - 1] = 0;
+			rj = json_object_new_object();
+			json_object_object_add(rj, "name",
+					       key.name[0] ? json_object_new_string(key.name) : NULL);
+			json_object_object_add(rj, "mode_set", mode_str(r.mode_set));
+			json_object_object_add(rj, "mode_clear", mode_str(r.mode_clear));
+			json_object_object_add(rj, "uid", r.flags & FUSEBPF_ATTR_FORCE_UID ?
+					       json_object_new_int64(r.uid) : NULL);
+			json_object_object_add(rj, "gid", r.flags & FUSEBPF_ATTR_FORCE_GID ?
+					       json_object_new_int64(r.gid) : NULL);
+			json_object_array_add(rules, rj);
+		}
+		close(fd);
+		json_object_array_sort(rules, cmp_rule);
+		json_object_object_add(o, "attrs", rules);
+	} else {
+		json_object_object_add(o, "attrs", NULL);
+	}
+
+	/* deny: {"allow": [...]} */
+	fd = filter_obj_fd(name, FUSEBPF_MAP_DENY_ALLOW);
+	if (fd >= 0) {
+		json_object *d = json_object_new_object();
+
+		json_object_object_add(d, "allow", name_keys(fd));
+		close(fd);
+		json_object_object_add(o, "deny", d);
+	} else {
+		json_object_object_add(o, "deny", NULL);
+	}
+	*out = o;
+	return 0;
+}
+
+static const char *jstr(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !v)
+		return NULL;
+	return json_object_get_string(v);
+}
+
+void policy_print_plain(json_object *p)
+{
+	json_object *cfg, *h, *a, *d, *v;
+
+	printf("%s\n", jstr(p, "name"));
+	if (json_object_object_get_ex(p, "config", &cfg) && cfg) {
+		json_object *pol;
+		size_t n;
+
+		json_object_object_get_ex(cfg, "policies", &pol);
+		n = json_object_array_length(pol);
+		printf("  policies:   ");
+		for (size_t i = 0; i < n; i++)
+			printf("%s%s", i ? "," : "", json_object_get_string(json_object_array_get_idx(pol, i)));
+		printf("%s\n", n ? "" : "(none)");
+		printf("  postfilter: %s\n", strcmp(jstr(cfg, "postfilter"), "true") ? "off" : "on");
+	}
+	if (json_object_object_get_ex(p, "hide", &h) && h) {
+		json_object_object_get_ex(h, "names", &v);
+		printf("  hide:       dotfiles %s, errno %s\n",
+		       cfg && !strcmp(jstr(cfg, "hide_dotfiles"), "true") ? "on" : "off",
+		       cfg ? jstr(cfg, "hide_errno") : "EACCES");
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			printf("    name   %s\n", json_object_get_string(json_object_array_get_idx(v, i)));
+		json_object_object_get_ex(h, "patterns", &v);
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *pj = json_object_array_get_idx(v, i);
+
+			printf("    %-6s %s\n", jstr(pj, "kind"), jstr(pj, "pattern"));
+		}
+	}
+	if (json_object_object_get_ex(p, "attrs", &a) && a) {
+		printf("  attrs:%s\n", json_object_array_length(a) ? "" : "      (no rules)");
+		for (size_t i = 0; i < json_object_array_length(a); i++) {
+			json_object *r = json_object_array_get_idx(a, i);
+			const char *uid = jstr(r, "uid"), *gid = jstr(r, "gid"), *n = jstr(r, "name");
+
+			printf("    %-20s set %s clear %s uid %s gid %s\n", n ? n : "(every name)",
+			       jstr(r, "mode_set"), jstr(r, "mode_clear"), uid ? uid : "-",
+			       gid ? gid : "-");
+		}
+	}
+	if (json_object_object_get_ex(p, "deny", &d) && d) {
+		json_object_object_get_ex(d, "allow", &v);
+		printf("  denywrite:  errno %s\n", cfg ? jstr(cfg, "deny_errno") : "EROFS");
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			printf("    allow  %s\n", json_object_get_string(json_object_array_get_idx(v, i)));
+	}
+}

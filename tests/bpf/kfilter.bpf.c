@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filters that exercise the kernel's fuse-bpf BPF ABI (tests/guest/bpf.c):
+ * each program is attached to a mount or a node by the test, and counts its
+ * prefilter runs per opcode in op_count.
+ */
+#include "fusebpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u64);
+} op_count SEC(".maps");
+
+/* Entry-filter runs and postfilters seen, in slots 0 and 1 */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 4);
+	__type(key, __u32);
+	__type(value, __s64);
+} seen SEC(".maps");
+
+static __always_inline void count(struct fuse_bpf_ctx *ctx)
+{
+	__u32 op = fusebpf_op(ctx);
+	__u64 *v;
+
+	if (!fusebpf_is_pre(ctx))
+		return;
+	if (op >= 64)
+		op = 0;
+	v = bpf_map_lookup_elem(&op_count, &op);
+	if (v)
+		*v += 1;
+}
+
+static __always_inline void note(__u32 slot, __s64 val)
+{
+	bpf_map_update_elem(&seen, &slot, &val, BPF_ANY);
+}
+
+/* Counts every operation and changes nothing. */
+SEC("fuse")
+int count_only(struct fuse_bpf_ctx *ctx)
+{
+	count(ctx);
+	return FUSE_BPF_BACKING;
+}
+
+/* "secret" is absent from LOOKUP and READDIR. */
+SEC("fuse")
+int hide_secret(struct fuse_bpf_ctx *ctx)
+{
+	struct fusebpf_name n;
+	long len;
+
+	count(ctx);
+	if (fusebpf_op(ctx) == FUSE_LOOKUP && fusebpf_is_pre(ctx)) {
+		len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n);
+		if (len >= 0 && fusebpf_name_eq(&n, "secret"))
+			return -ENOENT;
+	}
+	if (fusebpf_is_entry(ctx)) {
+		len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n);
+		if (len >= 0 && fusebpf_name_eq(&n, "secret"))
+			return FUSE_BPF_DROP_ENTRY;
+	}
+	return FUSE_BPF_BACKING;
+}
+
+/* LOOKUP and GETATTR results: mode 0640 (type kept), uid 1234, gid 5678. */
+SEC("fuse")
+int rewrite_attrs(struct fuse_bpf_ctx *ctx)
+{
+	__u32 op = fusebpf_op(ctx);
+
+	count(ctx);
+	if (op != FUSE_LOOKUP && op != FUSE_GETATTR)
+		return FUSE_BPF_BACKING;
+	if (fusebpf_is_pre(ctx))
+		return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
+	if (ctx->error_in)
+		return 0;
+	if (op == FUSE_LOOKUP) {
+		struct fuse_entry_out e;
+
+		if (fusebpf_get(ctx, FUSE_BPF_OUT_ARG(0), &e) < 0)
+			return -EIO;
+		e.attr.mode = (e.attr.mode & S_IFMT) | 0640;
+		e.attr.uid = 1234;
+		e.attr.gid = 5678;
+		return fusebpf_set(ctx, FUSE_BPF_OUT_ARG(0), &e);
+	} else {
+		struct fuse_attr_out a;
+
+		if (fusebpf_get(ctx, FUSE_BPF_OUT_ARG(0), &a) < 0)
+			return -EIO;
+		a.attr.mode = (a.attr.mode & S_IFMT) | 0640;
+		a.attr.uid = 1234;
+		a.attr.gid = 5678;
+		return fusebpf_set(ctx, FUSE_BPF_OUT_ARG(0), &a);
+	}
+}
+
+/* Every mutating operation fails with EROFS; reads work. */
+SEC("fuse")
+int deny_writes(struct fuse_bpf_ctx *ctx)
+{
+	struct fuse_open_in oi;
+
+	count(ctx);
+	if (!fusebpf_is_pre(ctx))
+		return 0;
+	switch (fusebpf_op(ctx)) {
+	case FUSE_WRITE:
+	case FUSE_CREATE:
+	case FUSE_MKNOD:
+	case FUSE_MKDIR:
+	case FUSE_UNLINK:
+	case FUSE_RMDIR:
+	case FUSE_RENAME:
+	case FUSE_RENAME2:
+	case FUSE_LINK:
+	case FUSE_SYMLINK:
+	case FUSE_SETATTR:
+	case FUSE_SETXATTR:
+	case FUSE_REMOVEXATTR:
+	case FUSE_FALLOCATE:
+		return -EROFS;
+	case FUSE_OPEN:
+		if (fusebpf_get(ctx, FUSE_BPF_IN_ARG(0), &oi) < 0)
+			return -EIO;
+		if ((oi.flags & O_ACCMODE) != O_RDONLY || (oi.flags & O_TRUNC))
+			return -EROFS;
+		return FUSE_BPF_BACKING;
+	default:
+		return FUSE_BPF_BACKING;
+	}
+}
+
+/* MKDIR onto an existing name fails with EPERM instead of EEXIST. */
+SEC("fuse")
+int eexist_to_eperm(struct fuse_bpf_ctx *ctx)
+{
+	count(ctx);
+	if (fusebpf_op(ctx) != FUSE_MKDIR)
+		return FUSE_BPF_BACKING;
+	if (fusebpf_is_pre(ctx))
+		return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
+	note(1, ctx->error_in);
+	return ctx->error_in == -EEXIST ? -EPERM : 0;
+}
+
+/* OPEN is decided by the FUSE server (a server prefilter). */
+SEC("fuse")
+int open_to_server(struct fuse_bpf_ctx *ctx)
+{
+	count(ctx);
+	if (fusebpf_op(ctx) == FUSE_OPEN && fusebpf_is_pre(ctx))
+		return FUSE_BPF_USER_FILTER;
+	return FUSE_BPF_BACKING;
+}
+
+/* GETATTR's postfilter goes to the server, which may change the result. */
+SEC("fuse")
+int getattr_post_to_server(struct fuse_bpf_ctx *ctx)
+{
+	count(ctx);
+	if (fusebpf_op(ctx) != FUSE_GETATTR)
+		return FUSE_BPF_BACKING;
+	if (fusebpf_is_pre(ctx))
+		return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
+	return FUSE_BPF_USER_FILTER;
+}
+
+/* Returns a value that means nothing: every operation fails with EIO. */
+SEC("fuse")
+int bad_return(struct fuse_bpf_ctx *ctx)
+{
+	if (fusebpf_op(ctx) == FUSE_GETATTR)
+		return 77;
+	return FUSE_BPF_BACKING;
+}
+
+/* Writing an in arg that is a name, or an out arg in a prefilter, is refused. */
+SEC("fuse")
+int bad_writes(struct fuse_bpf_ctx *ctx)
+{
+	char name[8] = "XXXXXXX";
+	struct fuse_entry_out e = {};
+
+	if (fusebpf_op(ctx) == FUSE_LOOKUP && fusebpf_is_pre(ctx)) {
+		note(2, bpf_fuse_set_arg(ctx, FUSE_BPF_IN_ARG(0), name, 2));
+		note(3, bpf_fuse_set_arg(ctx, FUSE_BPF_OUT_ARG(0), &e, sizeof(e)));
+	}
+	return FUSE_BPF_BACKING;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,737 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuse-bpf's BPF side: the program type, prefilters, postfilters, entry
+ * filters and server filters, attached by mount option and by LOOKUP
+ * replies; rejections; per-op counts; no leaked programs.
+ */
+#define _GNU_SOURCE
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fusebpf_uapi.h"
+#include "kfilter.skel.h"
+#include "tap.h"
+#include "tfuse.h"
+
+#ifndef FUSE_PREFILTER
+#define FUSE_OPCODE_MASK 0x0ffff
+#define FUSE_PREFILTER 0x10000
+#define FUSE_POSTFILTER 0x20000
+#endif
+
+static char mnt[64], back[64];
+
+/* --- loading ----------------------------------------------------------------- */
+
+static int fuse_prog_type(void)
+{
+	char buf[32];
+
+	if (read_file("/sys/fs/fuse/bpf_prog_type_fuse", buf, sizeof(buf)) <= 0)
+		return -1;
+	return atoi(buf);
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_WARN)
+		return vfprintf(stderr, fmt, ap);
+	return 0;
+}
+
+/* Open and load a filter object whose programs are in SEC("fuse"). */
+static int load_filters(struct kfilter_bpf **skel)
+{
+	LIBBPF_OPTS(libbpf_prog_handler_opts, hopts);
+	static int registered;
+	struct bpf_program *p;
+	int type = fuse_prog_type();
+
+	libbpf_set_print(libbpf_quiet);
+	if (type < 0)
+		return -ENOENT;
+	if (!registered) {
+		if (libbpf_register_prog_handler("fuse", type, 0, &hopts) < 0)
+			return -EINVAL;
+		registered = 1;
+	}
+	*skel = kfilter_bpf__open();
+	if (!*skel)
+		return -errno;
+	bpf_object__for_each_program(p, (*skel)->obj)
+		bpf_program__set_type(p, type);
+	return kfilter_bpf__load(*skel);
+}
+
+/* --- a backing tree and a mount over it -------------------------------------- */
+
+static int make_tree(void)
+{
+	strcpy(back, "/tmp/bpf-back-XXXXXX");
+	strcpy(mnt, "/tmp/bpf-mnt-XXXXXX");
+	if (!mkdtemp(back) || !mkdtemp(mnt))
+		return -errno;
+	return run("cd %s && echo public > public && echo secret > secret && chmod 600 public "
+		   "&& mkdir -p dir/sub && echo s > dir/secret && echo s > dir/sub/secret "
+		   "&& echo p > dir/sub/public", back);
+}
+
+static void cleanup(void)
+{
+	if (mnt[0]) {
+		umount2(mnt, MNT_DETACH);
+		rmdir(mnt);
+	}
+	if (back[0])
+		run("rm -rf %s", back);
+}
+
+/* Mount with the root backed by the tree and filtered by prog_fd, no server. */
+static int mount_filtered(int prog_fd)
+{
+	char opts[128];
+	int dirfd, fd;
+
+	dirfd = open(back, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	snprintf(opts, sizeof(opts), "root_dir=%d,root_bpf=%d,no_daemon,allow_other", dirfd,
+		 prog_fd);
+	fd = tfuse_mount(mnt, opts);
+	close(dirfd);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? fd : 0;
+}
+
+static const char *in(const char *dir, const char *name)
+{
+	static char buf[4][256];
+	static int n;
+	char *p = buf[n++ % 4];
+
+	snprintf(p, 256, "%s/%s", dir, name);
+	return p;
+}
+
+static __u64 op_count(struct kfilter_bpf *skel, __u32 op)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 vals[256] = { 0 }, sum = 0;
+
+	if (ncpu <= 0 || ncpu > 256 ||
+	    bpf_map_lookup_elem(bpf_map__fd(skel->maps.op_count), &op, vals))
+		return ~0ULL;
+	for (int i = 0; i < ncpu; i++)
+		sum += vals[i];
+	return sum;
+}
+
+static long long seen(struct kfilter_bpf *skel, __u32 slot)
+{
+	long long v = 0;
+
+	bpf_map_lookup_elem(bpf_map__fd(skel->maps.seen), &slot, &v);
+	return v;
+}
+
+static int listing_has(const char *dir, const char *name)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int found = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (!strcmp(de->d_name, name))
+			found = 1;
+	closedir(d);
+	return found;
+}
+
+#define SETUP(skel)                                                              \
+	do {                                                                     \
+		int __e = load_filters(&(skel));                                 \
+		if (__e == -ENOENT)                                              \
+			SKIP("no /sys/fs/fuse/bpf_prog_type_fuse: kernel without fuse-bpf BPF"); \
+		EXPECT(__e == 0, "loading the filters: %s", strerror(-__e));     \
+		EXPECT(make_tree() == 0);                                        \
+	} while (0)
+
+/* --- cases --------------------------------------------------------------------------- */
+
+static int t_sysfs(void)
+{
+	char buf[64];
+	int ret = TAP_FAIL;
+
+	if (access("/sys/fs/fuse/bpf_prog_type_fuse", F_OK))
+		SKIP("kernel without fuse-bpf BPF");
+	EXPECT(read_file("/sys/fs/fuse/bpf_prog_type_fuse", buf, sizeof(buf)) > 0);
+	EXPECT(atoi(buf) == 32, "program type %s", buf);
+	EXPECT(read_file("/sys/fs/fuse/features/fuse_bpf", buf, sizeof(buf)) > 0);
+	EXPECT(strcmp(buf, "supported\n") == 0, "features/fuse_bpf: '%s'", buf);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static int t_hide(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL;
+	struct stat st;
+
+	SETUP(skel);
+	EXPECT(mount_filtered(bpf_program__fd(skel->progs.hide_secret)) == 0);
+	EXPECT(stat(in(mnt, "secret"), &st) == -1 && errno == ENOENT, "stat: %s", strerror(errno));
+	EXPECT(open(in(mnt, "secret"), O_RDONLY) == -1 && errno == ENOENT);
+	EXPECT(stat(in(mnt, "public"), &st) == 0);
+	EXPECT(listing_has(mnt, "secret") == 0, "readdir shows secret");
+	EXPECT(listing_has(mnt, "public") == 1, "readdir lost public");
+	/* inherited by the whole subtree */
+	EXPECT(stat(in(mnt, "dir/sub/secret"), &st) == -1 && errno == ENOENT);
+	EXPECT(listing_has(in(mnt, "dir/sub"), "secret") == 0);
+	EXPECT(listing_has(in(mnt, "dir/sub"), "public") == 1);
+	/* still there on the backing file system */
+	EXPECT(stat(in(back, "secret"), &st) == 0 && stat(in(back, "dir/sub/secret"), &st) == 0);
+	ret = TAP_OK;
+out:
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
+static int t_attrs(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL;
+	struct stat st;
+
+	SETUP(skel);
+	EXPECT(mount_filtered(bpf_program__fd(skel->progs.rewrite_attrs)) == 0);
+	EXPECT(stat(in(mnt, "public"), &st) == 0, "%s", strerror(errno));
+	EXPECT(st.st_mode == (S_IFREG | 0640), "mode %o", st.st_mode);
+	EXPECT(st.st_uid == 1234 && st.st_gid == 5678, "uid %u gid %u", st.st_uid, st.st_gid);
+	EXPECT(stat(in(mnt, "dir"), &st) == 0);
+	EXPECT(st.st_mode == (S_IFDIR | 0640) && st.st_uid == 1234, "dir mode %o", st.st_mode);
+	EXPECT(op_count(skel, FUSE_GETATTR) > 0);
+	/* the backing file is unchanged */
+	EXPECT(stat(in(back, "public"), &st) == 0);
+	EXPECT(st.st_mode == (S_IFREG | 0600) && st.st_uid == 0 && st.st_gid == 0,
+	       "backing mode %o uid %u", st.st_mode, st.st_uid);
+	ret = TAP_OK;
+out:
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
+static int t_deny(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	char before[4096], after[4096], got[64];
+	int ret = TAP_FAIL, fd = -1;
+
+	SETUP(skel);
+	EXPECT(run("cd %s && setfattr -n user.k -v v public && find . -printf '%%p %%m %%s\\n' "
+		   "| sort > /tmp/bpf-deny-before", back) == 0);
+	EXPECT(mount_filtered(bpf_program__fd(skel->progs.deny_writes)) == 0);
+	EXPECT(open(in(mnt, "public"), O_WRONLY) == -1 && errno == EROFS, "open for write: %s",
+	       strerror(errno));
+	EXPECT(open(in(mnt, "public"), O_RDONLY | O_TRUNC) == -1 && errno == EROFS);
+	EXPECT(open(in(mnt, "new"), O_WRONLY | O_CREAT, 0644) == -1 && errno == EROFS,
+	       "create: %s", strerror(errno));
+	EXPECT(unlink(in(mnt, "public")) == -1 && errno == EROFS, "unlink: %s", strerror(errno));
+	EXPECT(rename(in(mnt, "public"), in(mnt, "moved")) == -1 && errno == EROFS);
+	EXPECT(chmod(in(mnt, "public"), 0777) == -1 && errno == EROFS, "chmod: %s", strerror(errno));
+	EXPECT(truncate(in(mnt, "public"), 0) == -1 && errno == EROFS);
+	EXPECT(mkdir(in(mnt, "d"), 0755) == -1 && errno == EROFS);
+	EXPECT(rmdir(in(mnt, "dir/sub")) == -1 && errno == EROFS);
+	EXPECT(symlink("x", in(mnt, "l")) == -1 && errno == EROFS);
+	EXPECT(link(in(mnt, "public"), in(mnt, "h")) == -1 && errno == EROFS);
+	EXPECT(setxattr(in(mnt, "public"), "user.k", "w", 1, 0) == -1 && errno == EROFS);
+	EXPECT(removexattr(in(mnt, "public"), "user.k") == -1 && errno == EROFS);
+	/* reads still work */
+	fd = open(in(mnt, "public"), O_RDONLY);
+	EXPECT(fd >= 0, "open for read: %s", strerror(errno));
+	EXPECT(read(fd, got, sizeof(got)) == 7 && !memcmp(got, "public\n", 7));
+	EXPECT(getxattr(in(mnt, "public"), "user.k", got, sizeof(got)) == 1 && got[0] == 'v');
+	EXPECT(listing_has(mnt, "public") == 1);
+	/* nothing changed on the backing file system */
+	EXPECT(run("cd %s && find . -printf '%%p %%m %%s\\n' | sort > /tmp/bpf-deny-after", back) == 0);
+	EXPECT(read_file("/tmp/bpf-deny-before", before, sizeof(before)) > 0);
+	EXPECT(read_file("/tmp/bpf-deny-after", after, sizeof(after)) > 0);
+	EXPECT(strcmp(before, after) == 0, "backing changed:\n%s---\n%s", before, after);
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
+static int t_error_rewrite(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL;
+
+	SETUP(skel);
+	EXPECT(mount_filtered(bpf_program__fd(skel->progs.eexist_to_eperm)) == 0);
+	EXPECT(mkdir(in(mnt, "dir"), 0755) == -1 && errno == EPERM, "mkdir existing: %s",
+	       strerror(errno));
+	EXPECT(seen(skel, 1) == -EEXIST, "the postfilter saw error_in %lld", seen(skel, 1));
+	EXPECT(mkdir(in(mnt, "fresh"), 0755) == 0, "mkdir new: %s", strerror(errno));
+	EXPECT(seen(skel, 1) == 0);
+	EXPECT(access(in(back, "fresh"), F_OK) == 0);
+	ret = TAP_OK;
+out:
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
+static int t_invalid_return(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL;
+	struct stat st;
+
+	SETUP(skel);
+	EXPECT(mount_filtered(bpf_program__fd(skel->progs.bad_return)) == 0);
+	EXPECT(stat(in(mnt, "public"), &st) == -1 && errno == EIO, "stat: %s", strerror(errno));
+	EXPECT(run("dmesg | grep -q 'fuse-bpf: program bad_return.*returned invalid value 77'") == 0,
+	       "no kernel message naming the program");
+	ret = TAP_OK;
+out:
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
+static int t_arg_write_bounds(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL;
+	struct stat st;
+
+	SETUP(skel);
+	EXPECT(mount_filtered(bpf_program__fd(skel->progs.bad_writes)) == 0);
+	EXPECT(stat(in(mnt, "public"), &st) == 0, "%s", strerror(errno));
+	EXPECT(seen(skel, 2) == -EACCES, "writing a name in arg: %lld", seen(skel, 2));
+	EXPECT(seen(skel, 3) == -EACCES, "writing an out arg in a prefilter: %lld", seen(skel, 3));
+	ret = TAP_OK;
+out:
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
+static int t_out_of_bounds_rejected(void)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oopts);
+	char log[65536] = "", path[512];
+	struct bpf_object *obj = NULL;
+	struct bpf_program *p;
+	int ret = TAP_FAIL, type = fuse_prog_type(), err;
+
+	if (type < 0)
+		SKIP("kernel without fuse-bpf BPF");
+	snprintf(path, sizeof(path), "%s/kfilter_oob.bpf.o", getenv("TEST_BPF_DIR") ?: "build/tests");
+	oopts.kernel_log_buf = log;
+	oopts.kernel_log_size = sizeof(log);
+	oopts.kernel_log_level = 1;
+	libbpf_set_print(libbpf_quiet);
+	libbpf_register_prog_handler("fuse", type, 0, NULL);
+	obj = bpf_object__open_file(path, &oopts);
+	EXPECT(obj, "open %s: %s", path, strerror(errno));
+	bpf_object__for_each_program(p, obj)
+		bpf_program__set_type(p, type);
+	err = bpf_object__load(obj);
+	EXPECT(err < 0, "a program reading past its context was loaded");
+	EXPECT(strstr(log, "invalid bpf_context access"), "verifier log: %s", log);
+	ret = TAP_OK;
+out:
+	bpf_object__close(obj);
+	return ret;
+}
+
+static int t_wrong_type_root_bpf(void)
+{
+	struct bpf_insn prog[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },	/* r0 = 0 */
+		{ .code = 0x95 },				/* exit */
+	};
+	int ret = TAP_FAIL, fd = -1;
+
+	if (fuse_prog_type() < 0)
+		SKIP("kernel without fuse-bpf BPF");
+	EXPECT(make_tree() == 0);
+	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "sockf", "GPL", prog, 2, NULL);
+	EXPECT(fd >= 0, "socket filter: %s", strerror(errno));
+	EXPECT(mount_filtered(fd) == -EINVAL, "a socket filter as root_bpf was accepted");
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	cleanup();
+	return ret;
+}
+
+/* The exact number of operations of a scripted sequence, per opcode. */
+static int t_percpu_counts(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL, fd = -1;
+	char buf[4];
+
+	SETUP(skel);
+	EXPECT(mount_filtered(bpf_program__fd(skel->progs.count_only)) == 0);
+	fd = open(in(mnt, "public"), O_RDWR);
+	EXPECT(fd >= 0, "%s", strerror(errno));
+	for (int i = 0; i < 3; i++)
+		EXPECT(pread(fd, buf, 2, i * 2) == 2);
+	for (int i = 0; i < 2; i++)
+		EXPECT(pwrite(fd, "xy", 2, 10 + i * 2) == 2);
+	EXPECT(fsync(fd) == 0);
+	EXPECT(close(fd) == 0);
+	fd = -1;
+	EXPECT(mkdir(in(mnt, "d1"), 0755) == 0 && mkdir(in(mnt, "d2"), 0755) == 0);
+	EXPECT(rmdir(in(mnt, "d1")) == 0);
+	EXPECT(unlink(in(mnt, "secret")) == 0);
+	EXPECT(op_count(skel, FUSE_OPEN) == 1, "OPEN %llu", op_count(skel, FUSE_OPEN));
+	EXPECT(op_count(skel, FUSE_READ) == 3, "READ %llu", op_count(skel, FUSE_READ));
+	EXPECT(op_count(skel, FUSE_WRITE) == 2, "WRITE %llu", op_count(skel, FUSE_WRITE));
+	EXPECT(op_count(skel, FUSE_FSYNC) == 1, "FSYNC %llu", op_count(skel, FUSE_FSYNC));
+	EXPECT(op_count(skel, FUSE_FLUSH) == 1, "FLUSH %llu", op_count(skel, FUSE_FLUSH));
+	EXPECT(op_count(skel, FUSE_RELEASE) == 1, "RELEASE %llu", op_count(skel, FUSE_RELEASE));
+	EXPECT(op_count(skel, FUSE_MKDIR) == 2, "MKDIR %llu", op_count(skel, FUSE_MKDIR));
+	EXPECT(op_count(skel, FUSE_RMDIR) == 1, "RMDIR %llu", op_count(skel, FUSE_RMDIR));
+	EXPECT(op_count(skel, FUSE_UNLINK) == 1, "UNLINK %llu", op_count(skel, FUSE_UNLINK));
+	EXPECT(op_count(skel, FUSE_RENAME2) == 0);
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
+/* --- a server: LOOKUP replies that attach programs, and server filters ------ */
+
+struct server_state {
+	int prog_fd[4];		/* by variant */
+	int variant;		/* what LOOKUP of "a" attaches: 0 none, 1 prog 0, 2 remove */
+	int lookups_a, open_pre, getattr_post, bad_reply_errno;
+	int wrong_fd;		/* LOOKUP of "wrong" attaches this (wrong type) */
+};
+
+static struct server_state *state;
+
+static int reply_lookup(int fd, struct tfuse_req *req, const char *name)
+{
+	struct {
+		struct fuse_entry_out e;
+		struct fuse_bpf_entry_out b[2];
+	} r = { 0 };
+	int n = 1, bfd, err;
+
+	bfd = open(in(back, !strcmp(name, "wrong") ? "dir" : name), O_PATH | O_CLOEXEC);
+	if (bfd < 0)
+		return tfuse_reply(fd, req->h->unique, -ENOENT, NULL, 0);
+	tfuse_attr_from_path(in(back, !strcmp(name, "wrong") ? "dir" : name), &r.e.attr);
+	r.e.nodeid = 100 + name[0];
+	r.b[0] = (struct fuse_bpf_entry_out){ .entry_type = FUSE_ENTRY_BACKING, .fd = bfd };
+	if (!strcmp(name, "a") && state->variant == 1)
+		r.b[n++] = (struct fuse_bpf_entry_out){ .entry_type = FUSE_ENTRY_BPF,
+							 .fd = state->prog_fd[0] };
+	if (!strcmp(name, "a") && state->variant == 2)
+		r.b[n++] = (struct fuse_bpf_entry_out){ .entry_type = FUSE_ENTRY_REMOVE_BPF };
+	if (!strcmp(name, "wrong"))
+		r.b[n++] = (struct fuse_bpf_entry_out){ .entry_type = FUSE_ENTRY_BPF,
+							 .fd = state->wrong_fd };
+	if (!strcmp(name, "a"))
+		state->lookups_a++;
+	err = tfuse_reply_ioctl(fd, req->h->unique, 0, &r, sizeof(r.e) + n * sizeof(r.b[0]));
+	if (err) {
+		state->bad_reply_errno = -err;
+		tfuse_reply(fd, req->h->unique, err, NULL, 0);
+	}
+	close(bfd);
+	return 0;
+}
+
+static int filter_server(int fd, struct tfuse_req *req, void *ctx)
+{
+	uint32_t op = req->h->opcode;
+	(void)ctx;
+
+	if (op == FUSE_LOOKUP)
+		return reply_lookup(fd, req, req->arg);
+	if (op == (FUSE_OPEN | FUSE_PREFILTER)) {
+		struct fuse_open_in oi = *(struct fuse_open_in *)req->arg;
+
+		state->open_pre++;
+		if ((oi.flags & O_ACCMODE) != O_RDONLY)
+			return tfuse_reply(fd, req->h->unique, -EACCES, NULL, 0);
+		return tfuse_reply(fd, req->h->unique, 0, &oi, sizeof(oi));
+	}
+	if (op == (FUSE_GETATTR | FUSE_POSTFILTER)) {
+		/* in: getattr_in, attr_out; out: attr_out */
+		struct fuse_attr_out ao;
+
+		memcpy(&ao, (char *)req->arg + sizeof(struct fuse_getattr_in), sizeof(ao));
+		state->getattr_post++;
+		ao.attr.uid = 4242;
+		return tfuse_reply(fd, req->h->unique, 0, &ao, sizeof(ao));
+	}
+	if (op == FUSE_GETATTR) {
+		struct fuse_attr_out o = { .attr_valid = 0 };
+
+		o.attr = (struct fuse_attr){ .ino = 1, .mode = S_IFDIR | 0755, .nlink = 2 };
+		return tfuse_reply(fd, req->h->unique, 0, &o, sizeof(o));
+	}
+	if (op == FUSE_FORGET || op == FUSE_BATCH_FORGET)
+		return 0;
+	if (op == FUSE_OPENDIR || op == FUSE_RELEASEDIR || op == FUSE_FLUSH || op == FUSE_RELEASE)
+		return tfuse_reply(fd, req->h->unique, 0, &(struct fuse_open_out){ 0 },
+				   op == FUSE_OPENDIR ? sizeof(struct fuse_open_out) : 0);
+	return tfuse_reply(fd, req->h->unique, -ENOSYS, NULL, 0);
+}
+
+/* Mount with a server; the root is backed and filtered when root_prog >= 0. */
+static int mount_served(int root_prog, pid_t *server)
+{
+	char opts[128] = "allow_other";
+	int dirfd = -1, fd;
+
+	if (root_prog >= 0) {
+		dirfd = open(back, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dirfd < 0)
+			return -errno;
+		snprintf(opts, sizeof(opts), "root_dir=%d,root_bpf=%d,allow_other", dirfd, root_prog);
+	}
+	fd = tfuse_mount(mnt, opts);
+	if (dirfd >= 0)
+		close(dirfd);
+	if (fd < 0)
+		return fd;
+	*server = tfuse_spawn(fd, filter_server, NULL);
+	close(fd);
+	return *server > 0 ? 0 : -ECHILD;
+}
+
+static int new_state(void)
+{
+	state = mmap(NULL, sizeof(*state), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	return state == MAP_FAILED ? -errno : 0;
+}
+
+static int t_server_prefilter(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL, fd = -1;
+	pid_t server = -1;
+	char got[16];
+
+	SETUP(skel);
+	EXPECT(new_state() == 0);
+	EXPECT(mount_served(bpf_program__fd(skel->progs.open_to_server), &server) == 0);
+	fd = open(in(mnt, "dir/secret"), O_RDONLY);
+	EXPECT(fd >= 0, "read-only open the server allows: %s", strerror(errno));
+	EXPECT(read(fd, got, sizeof(got)) == 2 && got[0] == 's', "read through the backing file");
+	EXPECT(open(in(mnt, "dir/secret"), O_RDWR) == -1 && errno == EACCES,
+	       "read-write open the server refuses: %s", strerror(errno));
+	EXPECT(state->open_pre == 2, "the server saw %d OPEN prefilters", state->open_pre);
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	tfuse_stop(mnt, server);
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
+static int t_server_postfilter(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL;
+	pid_t server = -1;
+	struct stat st;
+
+	SETUP(skel);
+	EXPECT(new_state() == 0);
+	EXPECT(mount_served(bpf_program__fd(skel->progs.getattr_post_to_server), &server) == 0);
+	EXPECT(stat(in(mnt, "public"), &st) == 0, "%s", strerror(errno));
+	EXPECT(st.st_uid == 4242, "uid %u: the server's change is not there", st.st_uid);
+	EXPECT(st.st_size == 7, "size %lld: not the backing file's", (long long)st.st_size);
+	EXPECT(state->getattr_post >= 1);
+	ret = TAP_OK;
+out:
+	tfuse_stop(mnt, server);
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
+static int drop_caches(void)
+{
+	return write_file("/proc/sys/vm/drop_caches", "2\n", 2);
+}
+
+/* Attach, replace and detach through LOOKUP replies; inheritance into a subtree. */
+static int t_attach_via_lookup(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL;
+	pid_t server = -1;
+	struct stat st;
+
+	SETUP(skel);
+	EXPECT(new_state() == 0);
+	EXPECT(run("mkdir -p %s/a/deep && echo s > %s/a/secret && echo s > %s/a/deep/secret",
+		   back, back, back) == 0);
+	state->prog_fd[0] = bpf_program__fd(skel->progs.hide_secret);
+	state->variant = 1;
+	EXPECT(mount_served(-1, &server) == 0);
+	EXPECT(stat(in(mnt, "a/secret"), &st) == -1 && errno == ENOENT, "attached: %s",
+	       strerror(errno));
+	EXPECT(stat(in(mnt, "a/deep/secret"), &st) == -1 && errno == ENOENT, "inherited");
+	EXPECT(listing_has(in(mnt, "a"), "secret") == 0);
+	/* "dir" is backed without a program */
+	EXPECT(stat(in(mnt, "dir/secret"), &st) == 0, "no program on dir: %s", strerror(errno));
+	/* a reply that removes the program: after the node is forgotten */
+	state->variant = 2;
+	EXPECT(drop_caches() == 0);
+	EXPECT(stat(in(mnt, "a/secret"), &st) == 0, "detached: %s", strerror(errno));
+	EXPECT(state->lookups_a == 2, "%d lookups of a", state->lookups_a);
+	EXPECT(listing_has(in(mnt, "a"), "secret") == 1);
+	/* and attached again */
+	state->variant = 1;
+	EXPECT(drop_caches() == 0);
+	EXPECT(stat(in(mnt, "a/secret"), &st) == -1 && errno == ENOENT, "re-attached");
+	ret = TAP_OK;
+out:
+	tfuse_stop(mnt, server);
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
+static int t_wrong_type_in_lookup(void)
+{
+	struct bpf_insn prog[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },
+		{ .code = 0x95 },
+	};
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL;
+	pid_t server = -1;
+	struct stat st;
+
+	SETUP(skel);
+	EXPECT(new_state() == 0);
+	state->wrong_fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "sockf", "GPL", prog, 2, NULL);
+	EXPECT(state->wrong_fd >= 0);
+	EXPECT(mount_served(-1, &server) == 0);
+	EXPECT(stat(in(mnt, "wrong"), &st) == -1, "a reply with a socket filter was accepted");
+	EXPECT(state->bad_reply_errno == EINVAL, "the reply failed with %d, not EINVAL",
+	       state->bad_reply_errno);
+	/* no partial effect: the node is not there, a good reply still works */
+	EXPECT(stat(in(mnt, "dir"), &st) == 0, "%s", strerror(errno));
+	ret = TAP_OK;
+out:
+	tfuse_stop(mnt, server);
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
+static int count_progs(void)
+{
+	__u32 id = 0;
+	int n = 0;
+
+	while (!bpf_prog_get_next_id(id, &id))
+		n++;
+	return n;
+}
+
+/* Programs are reference-counted: attach/detach cycles leave none behind. */
+static int t_no_leaked_programs(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL, base, loaded, now = 0;
+	pid_t server = -1;
+	struct stat st;
+
+	base = count_progs();
+	SETUP(skel);
+	loaded = count_progs();
+	EXPECT(loaded > base);
+	for (int i = 0; i < 1000; i++) {
+		EXPECT(mount_filtered(bpf_program__fd(skel->progs.hide_secret)) == 0, "cycle %d", i);
+		EXPECT(stat(in(mnt, "dir/sub/public"), &st) == 0);
+		EXPECT(umount2(mnt, 0) == 0, "umount: %s", strerror(errno));
+	}
+	EXPECT(new_state() == 0);
+	state->prog_fd[0] = bpf_program__fd(skel->progs.count_only);
+	EXPECT(mount_served(-1, &server) == 0);
+	for (int i = 0; i < 100; i++) {
+		state->variant = 1 + i % 2;
+		EXPECT(stat(in(mnt, "a/x"), &st) == -1 && errno == ENOENT);
+		EXPECT(drop_caches() == 0);
+	}
+	tfuse_stop(mnt, server);
+	server = -1;
+	kfilter_bpf__destroy(skel);
+	skel = NULL;
+	/* Freeing a program is deferred (RCU, a work item): give it a moment */
+	for (int i = 0; i < 100 && (now = count_progs()) != base; i++)
+		usleep(20000);
+	EXPECT(now == base, "%d programs before, %d after", base, now);
+	ret = TAP_OK;
+out:
+	if (server > 0)
+		tfuse_stop(mnt, server);
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
+static const struct tap_case cases[] = {
+	{ "sysfs_prog_type_and_feature", t_sysfs },
+	{ "prefilter_hides_lookup_and_entry_filter_readdir", t_hide },
+	{ "postfilter_rewrites_lookup_getattr_attrs", t_attrs },
+	{ "prefilter_denies_writes_reads_work", t_deny },
+	{ "postfilter_rewrites_eexist_to_eperm", t_error_rewrite },
+	{ "invalid_return_value_fails_with_eio", t_invalid_return },
+	{ "arg_writes_outside_bounds_refused", t_arg_write_bounds },
+	{ "out_of_bounds_ctx_access_rejected_at_load", t_out_of_bounds_rejected },
+	{ "wrong_program_type_as_root_bpf", t_wrong_type_root_bpf },
+	{ "percpu_counts_match_scripted_ops", t_percpu_counts },
+	{ "server_prefilter_decides_open", t_server_prefilter },
+	{ "server_postfilter_changes_getattr", t_server_postfilter },
+	{ "attach_replace_detach_via_lookup", t_attach_via_lookup },
+	{ "wrong_program_type_in_lookup_reply", t_wrong_type_in_lookup },
+	{ "no_leaked_programs", t_no_leaked_programs },
+};
+
+TAP_MAIN("bpf", cases)

@@ -1,0 +1,989 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The filter library (bpf-progs/): every filter through a no-daemon fuse-bpf
+ * mount over a backing tree in /tmp (root_dir=, root_bpf=, no_daemon): what
+ * a user sees, policy changes by map update, the backing left alone, exact
+ * statistics. The first case runs the hide matcher in a syscall program and
+ * needs no fuse-bpf kernel; the others skip without /sys/fs/fuse/bpf_prog_type_fuse.
+ */
+#define _GNU_SOURCE
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fusebpf_loader.h"
+#include "fusebpf_maps.h"
+#include "tap.h"
+#include "tfuse.h"
+
+#include "attrs.skel.h"
+#include "denywrite.skel.h"
+#include "filters_match.skel.h"
+#include "fusebpf.skel.h"
+#include "hide.skel.h"
+#include "stats.skel.h"
+
+/* --- helpers ------------------------------------------------------------------ */
+
+static struct fusebpf_name key_of(const char *s)
+{
+	struct fusebpf_name n;
+
+	memset(&n, 0, sizeof(n));
+	strncpy(n.name, s, sizeof(n.name) - 1);
+	return n;
+}
+
+static int map_set_name(int fd, const char *name)
+{
+	struct fusebpf_name k = key_of(name);
+	__u32 one = 1;
+
+	return bpf_map_update_elem(fd, &k, &one, BPF_ANY) ? -errno : 0;
+}
+
+static int map_del_name(int fd, const char *name)
+{
+	struct fusebpf_name k = key_of(name);
+
+	return bpf_map_delete_elem(fd, &k) ? -errno : 0;
+}
+
+static int set_pattern(int fd, __u32 slot, __u32 kind, const char *pat)
+{
+	struct fusebpf_pattern p = { .kind = kind, .len = strlen(pat) };
+
+	strncpy(p.pat, pat, sizeof(p.pat) - 1);
+	return bpf_map_update_elem(fd, &slot, &p, BPF_ANY) ? -errno : 0;
+}
+
+static int set_config(int fd, const struct fusebpf_config *c)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(fd, &zero, c, BPF_ANY) ? -errno : 0;
+}
+
+/* fusebpf_stats of one op summed over CPUs, the way fusebpfctl does it. */
+static int stats_of(int fd, __u32 op, struct fusebpf_op_stats *sum)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct fusebpf_op_stats *v;
+
+	memset(sum, 0, sizeof(*sum));
+	if (ncpu <= 0)
+		return -EINVAL;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, &op, v)) {
+		free(v);
+		return -errno;
+	}
+	for (int c = 0; c < ncpu; c++) {
+		for (size_t f = 0; f < FUSEBPF_STATS_NFIELDS; f++) {
+			const struct fusebpf_stats_field *sf = &fusebpf_stats_fields[f];
+			__u64 *dst = (__u64 *)((char *)sum + sf->offset);
+			__u64 x = *(__u64 *)((char *)&v[c] + sf->offset);
+
+			*dst = sf->is_max ? (x > *dst ? x : *dst) : *dst + x;
+		}
+	}
+	free(v);
+	return 0;
+}
+
+static void print_stats(int fd)
+{
+	struct fusebpf_op_stats s;
+
+	for (__u32 op = 0; op < FUSEBPF_STATS_MAX_OPS; op++) {
+		if (stats_of(fd, op, &s) || (!s.pre && !s.post && !s.entries))
+			continue;
+		printf("  %-12s pre %llu post %llu entries %llu denied %llu hidden %llu "
+		       "rewritten %llu backing_errors %llu lat_count %llu\n",
+		       fusebpf_op_names[op] ? fusebpf_op_names[op] : "?",
+		       (unsigned long long)s.pre, (unsigned long long)s.post,
+		       (unsigned long long)s.entries, (unsigned long long)s.denied,
+		       (unsigned long long)s.hidden, (unsigned long long)s.rewritten,
+		       (unsigned long long)s.backing_errors, (unsigned long long)s.lat_count);
+	}
+}
+
+/* Skip unless the kernel runs fuse-bpf filters; registers SEC("fuse"). */
+static int need_fuse_filters(void)
+{
+	const char *why = NULL;
+	int type = fusebpf_prog_type_why(&why);
+
+	if (type < 0) {
+		tap_skip_why("%s", why);
+		return -1;
+	}
+	if (fusebpf_register_section() != type) {
+		printf("libbpf_register_prog_handler failed\n");
+		return -2;
+	}
+	return 0;
+}
+
+#define NEED_FUSE_FILTERS()                              \
+	do {                                             \
+		int __r = need_fuse_filters();           \
+		if (__r == -1) {                         \
+			ret = TAP_SKIP;                  \
+			goto out;                        \
+		}                                        \
+		EXPECT(__r == 0);                        \
+	} while (0)
+
+/* A backing tree and a no-daemon fuse-bpf mount of it, filtered by one program. */
+struct fbm {
+	char back[64];
+	char mnt[64];
+	int back_fd;
+	int fuse_fd;
+	bool made_back, made_mnt;
+};
+
+#define FBM_INIT { .back_fd = -1, .fuse_fd = -1 }
+
+static int fbm_init(struct fbm *m)
+{
+	strcpy(m->back, "/tmp/fb-back-XXXXXX");
+	strcpy(m->mnt, "/tmp/fb-mnt-XXXXXX");
+	m->made_back = mkdtemp(m->back) != NULL;
+	m->made_mnt = mkdtemp(m->mnt) != NULL;
+	return m->made_back && m->made_mnt ? 0 : -errno;
+}
+
+static int fbm_mount(struct fbm *m, int prog_fd)
+{
+	char extra[128];
+
+	m->back_fd = open(m->back, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (m->back_fd < 0)
+		return -errno;
+	snprintf(extra, sizeof(extra), "root_dir=%d,root_bpf=%d,no_daemon", m->back_fd, prog_fd);
+	m->fuse_fd = tfuse_mount(m->mnt, extra);
+	return m->fuse_fd < 0 ? m->fuse_fd : 0;
+}
+
+static void fbm_fini(struct fbm *m)
+{
+	if (m->fuse_fd >= 0 && umount2(m->mnt, 0))
+		umount2(m->mnt, MNT_DETACH);
+	if (m->fuse_fd >= 0)
+		close(m->fuse_fd);
+	if (m->back_fd >= 0)
+		close(m->back_fd);
+	if (m->made_back)
+		run("rm -rf '%s'", m->back);
+	if (m->made_mnt)
+		rmdir(m->mnt);
+}
+
+static int put(const char *dir, const char *name, const char *data)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return write_file(p, data, strlen(data));
+}
+
+static char *path(const struct fbm *m, const char *name)
+{
+	static char p[4][512];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(p[i], sizeof(p[i]), "%s/%s", m->mnt, name);
+	return p[i];
+}
+
+static char *bpath(const struct fbm *m, const char *name)
+{
+	static char p[4][512];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(p[i], sizeof(p[i]), "%s/%s", m->back, name);
+	return p[i];
+}
+
+/* errno of an operation that should fail (0 if it succeeded). */
+#define ERR_OF(expr) ((expr) < 0 ? errno : 0)
+
+/* A digest of a tree: names, types, modes, owners, sizes and contents. */
+static int tree_digest(const char *dir, char *out, size_t cap)
+{
+	char cmd[512];
+	FILE *f;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s' && { find . -printf '%%p %%y %%m %%U %%G %%s\\n' | sort; "
+		 "find . -type f -print0 | sort -z | xargs -0r cat; } | md5sum", dir);
+	f = popen(cmd, "r");
+	if (!f)
+		return -errno;
+	n = fread(out, 1, cap - 1, f);
+	out[n] = 0;
+	return pclose(f) == 0 && n > 0 ? 0 : -EIO;
+}
+
+/* Names in a directory (readdir), "." and ".." left out, joined by '/'. */
+static int list_dir(const char *dir, char *out, size_t cap, int *count)
+{
+	struct dirent **ents;
+	int n = scandir(dir, &ents, NULL, alphasort);
+	size_t len = 0;
+
+	*count = 0;
+	out[0] = 0;
+	if (n < 0)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		const char *d = ents[i]->d_name;
+
+		if (strcmp(d, ".") && strcmp(d, "..")) {
+			len += snprintf(out + len, len < cap ? cap - len : 0, "%s/", d);
+			(*count)++;
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return 0;
+}
+
+/* --- name matching in the real verifier, on any kernel --------------------------- */
+
+struct match_args {
+	char name[FUSEBPF_NAME_MAX];
+	__s32 len;
+	__s32 hidden;
+};
+
+static int match_one(struct filters_match_bpf *skel, const char *name)
+{
+	struct match_args a = { .len = strlen(name) };
+	/* A syscall program's context is copied back into ctx_in. */
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = &a, .ctx_size_in = sizeof(a));
+
+	strncpy(a.name, name, sizeof(a.name) - 1);
+	if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.match), &opts))
+		return -errno;
+	return a.hidden;
+}
+
+static int t_name_matching(void)
+{
+	struct filters_match_bpf *skel = NULL;
+	struct fusebpf_config cfg = {};
+	int ret = TAP_FAIL, names, pats, got;
+	char long_name[256];
+	static const struct {
+		const char *name;
+		int dotfiles_off, dotfiles_on;
+	} cases[] = {
+		{ "secret", 1, 1 },		/* exact */
+		{ "secret2", 0, 0 },
+		{ "secre", 0, 0 },
+		{ "tmp_x", 1, 1 },		/* prefix tmp_ */
+		{ "tmp_", 1, 1 },
+		{ "tmp", 0, 0 },
+		{ "notes.bak", 1, 1 },		/* suffix .bak */
+		{ ".bak", 1, 1 },
+		{ "bak", 0, 0 },
+		{ "notes.bak.txt", 0, 0 },
+		{ "main.o", 1, 1 },		/* glob *.o */
+		{ "main.oo", 0, 0 },
+		{ "core.1", 1, 1 },		/* glob core.? */
+		{ "core.12", 0, 0 },
+		{ "core.", 0, 0 },
+		{ "axxbyyc", 1, 1 },		/* glob a*b*c */
+		{ "abc", 1, 1 },
+		{ "abcb", 0, 0 },
+		{ "aXbXcXbXc", 1, 1 },		/* backtracking */
+		{ "aXbXcXbX", 0, 0 },
+		{ ".profile", 0, 1 },		/* dotfiles */
+		{ ".", 0, 0 },
+		{ "..", 0, 0 },
+		{ "...", 0, 1 },
+		{ "visible", 0, 0 },
+	};
+
+	skel = filters_match_bpf__open_and_load();
+	EXPECT(skel, "load the matcher: %s", strerror(errno));
+	names = bpf_map__fd(skel->maps.hide_names);
+	pats = bpf_map__fd(skel->maps.hide_patterns);
+	EXPECT(map_set_name(names, "secret") == 0);
+	EXPECT(set_pattern(pats, 0, FUSEBPF_PAT_PREFIX, "tmp_") == 0);
+	EXPECT(set_pattern(pats, 3, FUSEBPF_PAT_SUFFIX, ".bak") == 0);
+	EXPECT(set_pattern(pats, 5, FUSEBPF_PAT_GLOB, "*.o") == 0);
+	EXPECT(set_pattern(pats, 6, FUSEBPF_PAT_GLOB, "core.?") == 0);
+	EXPECT(set_pattern(pats, 15, FUSEBPF_PAT_GLOB, "a*b*c") == 0);
+	for (int pass = 0; pass < 2; pass++) {
+		cfg.hide_flags = pass ? FUSEBPF_HIDE_DOTFILES : 0;
+		EXPECT(set_config(bpf_map__fd(skel->maps.fusebpf_config), &cfg) == 0);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			int want = pass ? cases[i].dotfiles_on : cases[i].dotfiles_off;
+
+			got = match_one(skel, cases[i].name);
+			EXPECT(got == want, "'%s' (dotfiles %s): hidden %d, expected %d",
+			       cases[i].name, pass ? "on" : "off", got, want);
+		}
+	}
+	/* A 255-byte name: suffix and glob reach its end. */
+	memset(long_name, 'z', 254);
+	strcpy(long_name + 254, "o");
+	long_name[253] = '.';
+	EXPECT(match_one(skel, long_name) == 1, "255-byte *.o name not hidden");
+	long_name[253] = 'z';
+	EXPECT(match_one(skel, long_name) == 0, "255-byte name without a dot hidden");
+	/* A policy change is seen by the next run. */
+	EXPECT(map_del_name(names, "secret") == 0);
+	EXPECT(match_one(skel, "secret") == 0, "still hidden after removal");
+	ret = TAP_OK;
+out:
+	filters_match_bpf__destroy(skel);
+	return ret;
+}
+
+/* --- every filter passes our kernel's verifier ----------------------------------- */
+
+static int t_verifier(void)
+{
+	struct hide_bpf *h = NULL;
+	struct attrs_bpf *a = NULL;
+	struct denywrite_bpf *d = NULL;
+	struct stats_bpf *s = NULL;
+	struct fusebpf_bpf *f = NULL;
+	int ret = TAP_FAIL;
+
+	NEED_FUSE_FILTERS();
+	h = hide_bpf__open_and_load();
+	EXPECT(h, "hide: %s", strerror(errno));
+	a = attrs_bpf__open_and_load();
+	EXPECT(a, "attrs: %s", strerror(errno));
+	d = denywrite_bpf__open_and_load();
+	EXPECT(d, "denywrite: %s", strerror(errno));
+	s = stats_bpf__open_and_load();
+	EXPECT(s, "stats: %s", strerror(errno));
+	f = fusebpf_bpf__open_and_load();
+	EXPECT(f, "fusebpf: %s", strerror(errno));
+	ret = TAP_OK;
+out:
+	hide_bpf__destroy(h);
+	attrs_bpf__destroy(a);
+	denywrite_bpf__destroy(d);
+	stats_bpf__destroy(s);
+	fusebpf_bpf__destroy(f);
+	return ret;
+}
+
+/* --- hide -------------------------------------------------------------------------- */
+
+static int t_hide(void)
+{
+	char before[64], after[64], list[4096];
+	struct fusebpf_config cfg = {};
+	struct hide_bpf *skel = NULL;
+	struct fusebpf_op_stats st;
+	int ret = TAP_FAIL, names, pats, n, e;
+	struct stat sb;
+	struct fbm m = FBM_INIT;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(fbm_init(&m) == 0);
+	EXPECT(put(m.back, "visible.txt", "v\n") == 0);
+	EXPECT(put(m.back, "secret", "s3cr3t\n") == 0);
+	EXPECT(put(m.back, "tmp_scratch", "t\n") == 0);
+	EXPECT(put(m.back, "notes.bak", "b\n") == 0);
+	EXPECT(put(m.back, ".profile", "p\n") == 0);
+	EXPECT(put(m.back, "later", "l\n") == 0);
+	EXPECT(mkdir(bpath(&m, "sub"), 0755) == 0);
+	EXPECT(put(m.back, "sub/secret", "deep\n") == 0);
+	EXPECT(tree_digest(m.back, before, sizeof(before)) == 0);
+
+	skel = hide_bpf__open_and_load();
+	EXPECT(skel, "load hide: %s", strerror(errno));
+	names = bpf_map__fd(skel->maps.hide_names);
+	pats = bpf_map__fd(skel->maps.hide_patterns);
+	EXPECT(map_set_name(names, "secret") == 0);
+	EXPECT(set_pattern(pats, 0, FUSEBPF_PAT_PREFIX, "tmp_") == 0);
+	EXPECT(set_pattern(pats, 1, FUSEBPF_PAT_GLOB, "*.bak") == 0);
+	cfg.hide_flags = FUSEBPF_HIDE_DOTFILES;
+	EXPECT(set_config(bpf_map__fd(skel->maps.fusebpf_config), &cfg) == 0);
+	EXPECT(fbm_mount(&m, bpf_program__fd(skel->progs.hide)) == 0, "mount: %s", strerror(errno));
+
+	/* What the user sees. */
+	EXPECT(stat(path(&m, "visible.txt"), &sb) == 0, "visible.txt: %s", strerror(errno));
+	EXPECT(ERR_OF(stat(path(&m, "secret"), &sb)) == ENOENT);
+	EXPECT(ERR_OF(stat(path(&m, "tmp_scratch"), &sb)) == ENOENT);
+	EXPECT(ERR_OF(stat(path(&m, "notes.bak"), &sb)) == ENOENT);
+	EXPECT(ERR_OF(stat(path(&m, ".profile"), &sb)) == ENOENT);
+	EXPECT(ERR_OF(stat(path(&m, "sub/secret"), &sb)) == ENOENT, "hidden in a subdirectory too");
+	EXPECT(list_dir(m.mnt, list, sizeof(list), &n) == 0);
+	EXPECT(strcmp(list, "later/sub/visible.txt/") == 0, "readdir: %s", list);
+	EXPECT(list_dir(path(&m, "sub"), list, sizeof(list), &n) == 0 && n == 0, "sub: %s", list);
+
+	/* Policy changes take effect on the next op. */
+	EXPECT(map_set_name(names, "later") == 0);
+	EXPECT(list_dir(m.mnt, list, sizeof(list), &n) == 0);
+	EXPECT(strcmp(list, "sub/visible.txt/") == 0, "after hiding 'later': %s", list);
+	EXPECT(map_del_name(names, "secret") == 0);
+	EXPECT(set_pattern(pats, 1, FUSEBPF_PAT_NONE, "") == 0);
+	cfg.hide_flags = 0;
+	EXPECT(set_config(bpf_map__fd(skel->maps.fusebpf_config), &cfg) == 0);
+	EXPECT(list_dir(m.mnt, list, sizeof(list), &n) == 0);
+	EXPECT(strcmp(list, ".profile/notes.bak/secret/sub/visible.txt/") == 0,
+	       "after unhiding: %s", list);
+	EXPECT(stat(path(&m, "notes.bak"), &sb) == 0, "notes.bak after unhiding: %s",
+	       strerror(errno));
+	EXPECT(stat(path(&m, "secret"), &sb) == 0, "secret after unhiding: %s", strerror(errno));
+	EXPECT(ERR_OF(stat(path(&m, "later"), &sb)) == ENOENT, "'later' after hiding it");
+
+	EXPECT(stats_of(bpf_map__fd(skel->maps.fusebpf_stats), FUSE_READDIR, &st) == 0);
+	/* Listings of /, sub, / and /: 4 + 1 + 5 + 2 entries dropped. */
+	EXPECT(st.hidden == 12, "readdir hidden %llu, expected 12", (unsigned long long)st.hidden);
+
+	/*
+	 * Creating a hidden name: EACCES, then hide_errno; the backing file is
+	 * kept. (Needs a LOOKUP that the prefilter answered ENOENT to leave a
+	 * negative dentry, as a server's ENOENT does, so that the create is
+	 * sent.) Names never looked up, so that no dentry is cached for them.
+	 */
+	EXPECT(map_set_name(names, "newsecret") == 0);
+	e = ERR_OF(open(path(&m, "newsecret"), O_WRONLY | O_CREAT | O_TRUNC, 0644));
+	EXPECT(e == EACCES, "create: %s", strerror(e));
+	e = ERR_OF(mkdir(path(&m, "tmp_dir"), 0755));
+	EXPECT(e == EACCES, "mkdir: %s", strerror(e));
+	e = ERR_OF(symlink("x", path(&m, "tmp_sym")));
+	EXPECT(e == EACCES, "symlink: %s", strerror(e));
+	e = ERR_OF(link(path(&m, "visible.txt"), path(&m, "newsecret")));
+	EXPECT(e == EACCES, "link: %s", strerror(e));
+	e = ERR_OF(rename(path(&m, "visible.txt"), path(&m, "newsecret")));
+	EXPECT(e == EACCES, "rename: %s", strerror(e));
+	e = ERR_OF(unlink(path(&m, "tmp_scratch")));
+	EXPECT(e == ENOENT, "unlink: %s", strerror(e));
+	cfg.hide_errno = EPERM;
+	EXPECT(set_config(bpf_map__fd(skel->maps.fusebpf_config), &cfg) == 0);
+	e = ERR_OF(mkdir(path(&m, "tmp_dir"), 0755));
+	EXPECT(e == EPERM, "mkdir with hide_errno EPERM: %s", strerror(e));
+	EXPECT(stats_of(bpf_map__fd(skel->maps.fusebpf_stats), FUSE_MKDIR, &st) == 0);
+	EXPECT(st.denied == 2 && st.pre == 2, "mkdir: denied %llu pre %llu",
+	       (unsigned long long)st.denied, (unsigned long long)st.pre);
+
+	/* The backing tree is untouched. */
+	EXPECT(tree_digest(m.back, after, sizeof(after)) == 0);
+	EXPECT(strcmp(before, after) == 0, "the backing tree changed");
+	ret = TAP_OK;
+out:
+	if (ret == TAP_FAIL && skel)
+		print_stats(bpf_map__fd(skel->maps.fusebpf_stats));
+	fbm_fini(&m);
+	hide_bpf__destroy(skel);
+	return ret;
+}
+
+/* READDIR of 10,000 entries, 10% hidden: exactly the other 9,000, any buffer size. */
+#define BIG 10000
+
+struct linux_dirent64 {
+	__u64 d_ino;
+	__s64 d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+static int count_getdents(const char *dir, size_t bufsize, unsigned char *seen, int *total,
+			  int *bad)
+{
+	char *buf = malloc(bufsize);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY), err = 0;
+
+	*total = *bad = 0;
+	memset(seen, 0, BIG);
+	if (fd < 0 || !buf) {
+		err = -errno;
+		goto out;
+	}
+	for (;;) {
+		long n = syscall(SYS_getdents64, fd, buf, bufsize);
+
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 *d = (void *)(buf + off);
+			int i;
+
+			off += d->d_reclen;
+			if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+				continue;
+			if (sscanf(d->d_name, "f%05d", &i) != 1 || i < 0 || i >= BIG ||
+			    i % 10 == 3 || seen[i]++)
+				(*bad)++;
+			(*total)++;
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return err;
+}
+
+static int t_hide_10000(void)
+{
+	struct hide_bpf *skel = NULL;
+	unsigned char *seen = NULL;
+	struct fusebpf_op_stats st;
+	int ret = TAP_FAIL, names, total, bad;
+	char name[128];
+	struct fbm m = FBM_INIT;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(fbm_init(&m) == 0);
+	seen = malloc(BIG);
+	EXPECT(seen);
+	skel = hide_bpf__open_and_load();
+	EXPECT(skel, "load hide: %s", strerror(errno));
+	names = bpf_map__fd(skel->maps.hide_names);
+	for (int i = 0; i < BIG; i++) {
+		int fd;
+
+		snprintf(name, sizeof(name), "%s/f%05d", m.back, i);
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		EXPECT(fd >= 0, "create %s: %s", name, strerror(errno));
+		close(fd);
+		if (i % 10 == 3) {
+			snprintf(name, sizeof(name), "f%05d", i);
+			EXPECT(map_set_name(names, name) == 0);
+		}
+	}
+	EXPECT(fbm_mount(&m, bpf_program__fd(skel->progs.hide)) == 0, "mount: %s", strerror(errno));
+
+	EXPECT(count_getdents(m.mnt, 1 << 16, seen, &total, &bad) == 0);
+	EXPECT(total == 9000 && bad == 0, "64 KiB buffer: %d entries, %d wrong", total, bad);
+	EXPECT(stats_of(bpf_map__fd(skel->maps.fusebpf_stats), FUSE_READDIR, &st) == 0);
+	EXPECT(st.hidden == 1000, "one listing: hidden counted %llu, expected 1000",
+	       (unsigned long long)st.hidden);
+	EXPECT(count_getdents(m.mnt, 512, seen, &total, &bad) == 0);
+	EXPECT(total == 9000 && bad == 0, "512-byte buffer: %d entries, %d wrong", total, bad);
+	EXPECT(count_getdents(m.mnt, 100, seen, &total, &bad) == 0);
+	EXPECT(total == 9000 && bad == 0, "100-byte buffer: %d entries, %d wrong", total, bad);
+	ret = TAP_OK;
+out:
+	fbm_fini(&m);
+	free(seen);
+	hide_bpf__destroy(skel);
+	return ret;
+}
+
+/* --- attrs ------------------------------------------------------------------------ */
+
+static int set_rule(int fd, const char *name, __u32 flags, __u32 set, __u32 clear, __u32 uid,
+		    __u32 gid)
+{
+	struct fusebpf_name k = key_of(name);
+	struct fusebpf_attr_rule r = {
+		.flags = flags, .mode_set = set, .mode_clear = clear, .uid = uid, .gid = gid,
+	};
+
+	return bpf_map_update_elem(fd, &k, &r, BPF_ANY) ? -errno : 0;
+}
+
+/* Backing f 0644, g 0640, d/ 0755, all root's; the attrs filter mounted over them. */
+static int attrs_setup(struct fbm *m, struct attrs_bpf **skel, char *digest, size_t cap)
+{
+	int ret = TAP_FAIL;
+
+	EXPECT(fbm_init(m) == 0);
+	EXPECT(put(m->back, "f", "data\n") == 0 && chmod(bpath(m, "f"), 0644) == 0);
+	EXPECT(put(m->back, "g", "data\n") == 0 && chmod(bpath(m, "g"), 0640) == 0);
+	EXPECT(mkdir(bpath(m, "d"), 0755) == 0);
+	EXPECT(tree_digest(m->back, digest, cap) == 0);
+	*skel = attrs_bpf__open_and_load();
+	EXPECT(*skel, "load attrs: %s", strerror(errno));
+	EXPECT(fbm_mount(m, bpf_program__fd((*skel)->progs.attrs)) == 0, "mount: %s",
+	       strerror(errno));
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/* The rule for everything (the all-zero name), changed and removed live. */
+static int t_attrs_everything(void)
+{
+	char before[64], after[64];
+	struct attrs_bpf *skel = NULL;
+	struct fusebpf_op_stats st;
+	int ret = TAP_FAIL, rules;
+	struct fbm m = FBM_INIT;
+	struct stat sb;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(attrs_setup(&m, &skel, before, sizeof(before)) == TAP_OK);
+	rules = bpf_map__fd(skel->maps.attr_rules);
+	EXPECT(set_rule(rules, "", FUSEBPF_ATTR_FORCE_UID | FUSEBPF_ATTR_FORCE_GID, 01, 0040,
+			1234, 42) == 0);
+	EXPECT(stat(path(&m, "f"), &sb) == 0, "f: %s", strerror(errno));
+	EXPECT(sb.st_mode == (S_IFREG | 0605) && sb.st_uid == 1234 && sb.st_gid == 42,
+	       "f: mode %o uid %u gid %u", sb.st_mode, sb.st_uid, sb.st_gid);
+	EXPECT(stat(path(&m, "g"), &sb) == 0, "g: %s", strerror(errno));
+	EXPECT(sb.st_mode == (S_IFREG | 0601) && sb.st_uid == 1234 && sb.st_gid == 42,
+	       "g: mode %o uid %u gid %u", sb.st_mode, sb.st_uid, sb.st_gid);
+	EXPECT(stat(path(&m, "d"), &sb) == 0 && sb.st_mode == (S_IFDIR | 0715) && sb.st_gid == 42,
+	       "d: mode %o gid %u", sb.st_mode, sb.st_gid);
+
+	/* A changed rule shows in the next stat; a removed one is gone. */
+	EXPECT(set_rule(rules, "", 0, 04000, 0, 0, 0) == 0);
+	EXPECT(stat(path(&m, "f"), &sb) == 0);
+	EXPECT(sb.st_mode == (S_IFREG | 04644) && sb.st_uid == 0 && sb.st_gid == 0,
+	       "f after the change: mode %o uid %u gid %u", sb.st_mode, sb.st_uid, sb.st_gid);
+	EXPECT(map_del_name(rules, "") == 0);
+	EXPECT(stat(path(&m, "f"), &sb) == 0 && sb.st_mode == (S_IFREG | 0644),
+	       "f after removing the rule: mode %o", sb.st_mode);
+
+	EXPECT(stats_of(bpf_map__fd(skel->maps.fusebpf_stats), FUSE_GETATTR, &st) == 0);
+	EXPECT(st.rewritten >= 4, "getattr rewritten %llu", (unsigned long long)st.rewritten);
+	EXPECT(stat(bpath(&m, "f"), &sb) == 0 && sb.st_mode == (S_IFREG | 0644) && sb.st_uid == 0);
+	EXPECT(tree_digest(m.back, after, sizeof(after)) == 0);
+	EXPECT(strcmp(before, after) == 0, "the backing tree changed");
+	ret = TAP_OK;
+out:
+	if (ret == TAP_FAIL && skel)
+		print_stats(bpf_map__fd(skel->maps.fusebpf_stats));
+	fbm_fini(&m);
+	attrs_bpf__destroy(skel);
+	return ret;
+}
+
+/*
+ * Rules per name: found at LOOKUP (its fuse_entry_out carries the backing
+ * inode number), applied to the attributes of LOOKUP and of later GETATTRs.
+ */
+static int t_attrs_per_name(void)
+{
+	char before[64], after[64];
+	struct attrs_bpf *skel = NULL;
+	int ret = TAP_FAIL, rules;
+	struct fbm m = FBM_INIT;
+	struct stat sb;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(attrs_setup(&m, &skel, before, sizeof(before)) == TAP_OK);
+	rules = bpf_map__fd(skel->maps.attr_rules);
+	EXPECT(set_rule(rules, "f", FUSEBPF_ATTR_FORCE_UID | FUSEBPF_ATTR_FORCE_GID, 0100, 0044,
+			1234, 5678) == 0);
+	EXPECT(set_rule(rules, "", FUSEBPF_ATTR_FORCE_GID, 0, 0, 0, 42) == 0);
+	EXPECT(stat(path(&m, "f"), &sb) == 0, "f: %s", strerror(errno));
+	EXPECT(sb.st_mode == (S_IFREG | 0700) && sb.st_uid == 1234 && sb.st_gid == 5678,
+	       "f: mode %o uid %u gid %u (per-name rules need the backing inode number in "
+	       "LOOKUP's fuse_entry_out)", sb.st_mode, sb.st_uid, sb.st_gid);
+	EXPECT(stat(path(&m, "g"), &sb) == 0, "g: %s", strerror(errno));
+	EXPECT(sb.st_mode == (S_IFREG | 0640) && sb.st_uid == 0 && sb.st_gid == 42,
+	       "g (the rule for everything): mode %o uid %u gid %u", sb.st_mode, sb.st_uid,
+	       sb.st_gid);
+	/* A rule change shows in the next stat of an inode already looked up. */
+	EXPECT(set_rule(rules, "f", 0, 04000, 0, 0, 0) == 0);
+	EXPECT(stat(path(&m, "f"), &sb) == 0);
+	EXPECT(sb.st_mode == (S_IFREG | 04644) && sb.st_uid == 0 && sb.st_gid == 0,
+	       "f after the change: mode %o uid %u gid %u", sb.st_mode, sb.st_uid, sb.st_gid);
+	EXPECT(tree_digest(m.back, after, sizeof(after)) == 0);
+	EXPECT(strcmp(before, after) == 0, "the backing tree changed");
+	ret = TAP_OK;
+out:
+	if (ret == TAP_FAIL && skel)
+		print_stats(bpf_map__fd(skel->maps.fusebpf_stats));
+	fbm_fini(&m);
+	attrs_bpf__destroy(skel);
+	return ret;
+}
+
+/* --- denywrite ---------------------------------------------------------------------- */
+
+/* Every mutating op through the mount fails with err; reads work. */
+static int expect_all_denied(const struct fbm *m, int err)
+{
+	char buf[16];
+	int fd, ret = TAP_FAIL;
+
+	fd = open(path(m, "f"), O_RDONLY);
+	EXPECT(fd >= 0 && read(fd, buf, sizeof(buf)) == 5, "read f: %s", strerror(errno));
+	close(fd);
+	EXPECT(ERR_OF(open(path(m, "f"), O_WRONLY)) == err, "open O_WRONLY");
+	EXPECT(ERR_OF(open(path(m, "f"), O_RDWR)) == err, "open O_RDWR");
+	EXPECT(ERR_OF(open(path(m, "f"), O_RDONLY | O_TRUNC)) == err, "open O_TRUNC");
+	EXPECT(ERR_OF(open(path(m, "new"), O_WRONLY | O_CREAT, 0644)) == err, "create");
+	EXPECT(ERR_OF(mkdir(path(m, "newdir"), 0755)) == err, "mkdir");
+	EXPECT(ERR_OF(mknod(path(m, "fifo"), S_IFIFO | 0644, 0)) == err, "mknod");
+	EXPECT(ERR_OF(symlink("f", path(m, "sym"))) == err, "symlink");
+	EXPECT(ERR_OF(link(path(m, "f"), path(m, "hard"))) == err, "link");
+	EXPECT(ERR_OF(unlink(path(m, "f"))) == err, "unlink");
+	EXPECT(ERR_OF(rmdir(path(m, "d"))) == err, "rmdir");
+	EXPECT(ERR_OF(rename(path(m, "f"), path(m, "f2"))) == err, "rename");
+	EXPECT(ERR_OF(renameat2(AT_FDCWD, path(m, "f"), AT_FDCWD, path(m, "f3"),
+				RENAME_NOREPLACE)) == err, "rename2");
+	EXPECT(ERR_OF(truncate(path(m, "f"), 0)) == err, "truncate");
+	EXPECT(ERR_OF(chmod(path(m, "f"), 0600)) == err, "chmod");
+	EXPECT(ERR_OF(chown(path(m, "f"), 1, 1)) == err, "chown");
+	EXPECT(ERR_OF(setxattr(path(m, "f"), "trusted.x", "1", 1, 0)) == err, "setxattr");
+	EXPECT(ERR_OF(removexattr(path(m, "f"), "trusted.x")) == err, "removexattr");
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static int t_denywrite(void)
+{
+	char before[64], after[64], got[64];
+	struct denywrite_bpf *skel = NULL;
+	struct fusebpf_config cfg = {};
+	struct fusebpf_op_stats st;
+	int ret = TAP_FAIL, allow, cfgfd, fd = -1;
+	struct fbm m = FBM_INIT;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(fbm_init(&m) == 0);
+	EXPECT(put(m.back, "f", "data\n") == 0);
+	EXPECT(mkdir(bpath(&m, "d"), 0755) == 0);
+	EXPECT(tree_digest(m.back, before, sizeof(before)) == 0);
+	skel = denywrite_bpf__open_and_load();
+	EXPECT(skel, "load denywrite: %s", strerror(errno));
+	allow = bpf_map__fd(skel->maps.deny_allow);
+	cfgfd = bpf_map__fd(skel->maps.fusebpf_config);
+	EXPECT(fbm_mount(&m, bpf_program__fd(skel->progs.denywrite)) == 0, "mount: %s",
+	       strerror(errno));
+
+	EXPECT(expect_all_denied(&m, EROFS) == TAP_OK, "with the default EROFS");
+	cfg.deny_errno = EACCES;
+	EXPECT(set_config(cfgfd, &cfg) == 0);
+	EXPECT(expect_all_denied(&m, EACCES) == TAP_OK, "with EACCES");
+	cfg.deny_errno = EPERM;
+	EXPECT(set_config(cfgfd, &cfg) == 0);
+	EXPECT(expect_all_denied(&m, EPERM) == TAP_OK, "with EPERM");
+	EXPECT(tree_digest(m.back, after, sizeof(after)) == 0);
+	EXPECT(strcmp(before, after) == 0, "the backing tree changed");
+	EXPECT(stats_of(bpf_map__fd(skel->maps.fusebpf_stats), FUSE_MKDIR, &st) == 0);
+	EXPECT(st.denied == 3 && st.pre == 3, "mkdir denied %llu pre %llu",
+	       (unsigned long long)st.denied, (unsigned long long)st.pre);
+
+	/* The allow-list: a new file and directory by those names, written, removed. */
+	EXPECT(map_set_name(allow, "scratch") == 0 && map_set_name(allow, "tmpdir") == 0);
+	fd = open(path(&m, "scratch"), O_WRONLY | O_CREAT | O_EXCL, 0644);
+	EXPECT(fd >= 0, "create an allowed name: %s", strerror(errno));
+	EXPECT(write(fd, "hello\n", 6) == 6, "write to it: %s", strerror(errno));
+	/* SETATTR carries no file handle in fuse-bpf: ftruncate stays denied. */
+	EXPECT(ERR_OF(ftruncate(fd, 3)) == EPERM, "ftruncate it");
+	close(fd);
+	fd = -1;
+	EXPECT(read_file(bpath(&m, "scratch"), got, sizeof(got)) == 6 && !strcmp(got, "hello\n"),
+	       "backing scratch: '%s'", got);
+	EXPECT(ERR_OF(open(path(&m, "scratch"), O_WRONLY)) == EPERM,
+	       "reopening for writing is still denied");
+	EXPECT(mkdir(path(&m, "tmpdir"), 0755) == 0, "mkdir allowed: %s", strerror(errno));
+	EXPECT(rmdir(path(&m, "tmpdir")) == 0, "rmdir allowed: %s", strerror(errno));
+	EXPECT(unlink(path(&m, "scratch")) == 0, "unlink allowed: %s", strerror(errno));
+	EXPECT(ERR_OF(unlink(path(&m, "f"))) == EPERM, "f is not on the list");
+	EXPECT(tree_digest(m.back, after, sizeof(after)) == 0);
+	EXPECT(strcmp(before, after) == 0, "the backing tree is not back to what it was");
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (ret == TAP_FAIL && skel)
+		print_stats(bpf_map__fd(skel->maps.fusebpf_stats));
+	fbm_fini(&m);
+	denywrite_bpf__destroy(skel);
+	return ret;
+}
+
+/*
+ * The combined filter: policies switched on live. A file opened for writing
+ * before denywrite is on cannot be written, fallocated or copied into after.
+ */
+static int t_combined(void)
+{
+	struct fusebpf_bpf *skel = NULL;
+	struct fusebpf_config cfg = {};
+	int ret = TAP_FAIL, cfgfd, wfd = -1, rfd = -1;
+	char list[1024];
+	struct stat sb;
+	struct fbm m = FBM_INIT;
+	loff_t off = 0;
+	int n;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(fbm_init(&m) == 0);
+	EXPECT(put(m.back, "f", "data\n") == 0 && put(m.back, "src", "source\n") == 0);
+	EXPECT(put(m.back, "secret", "s\n") == 0);
+	skel = fusebpf_bpf__open_and_load();
+	EXPECT(skel, "load fusebpf: %s", strerror(errno));
+	cfgfd = bpf_map__fd(skel->maps.fusebpf_config);
+	EXPECT(map_set_name(bpf_map__fd(skel->maps.hide_names), "secret") == 0);
+	EXPECT(set_rule(bpf_map__fd(skel->maps.attr_rules), "", 0, 0, 0777, 0, 0) == 0);
+	EXPECT(fbm_mount(&m, bpf_program__fd(skel->progs.fusebpf)) == 0, "mount: %s",
+	       strerror(errno));
+
+	/* No policy on: everything visible and writable. */
+	EXPECT(stat(path(&m, "secret"), &sb) == 0 && (sb.st_mode & 0777) == 0644,
+	       "no policy: secret %s mode %o", strerror(errno), sb.st_mode);
+	wfd = open(path(&m, "f"), O_RDWR);
+	EXPECT(wfd >= 0, "open for writing: %s", strerror(errno));
+	rfd = open(path(&m, "src"), O_RDONLY);
+	EXPECT(rfd >= 0);
+
+	cfg.policies = FUSEBPF_POLICY_DENYWRITE | FUSEBPF_POLICY_HIDE | FUSEBPF_POLICY_ATTRS;
+	EXPECT(set_config(cfgfd, &cfg) == 0);
+	EXPECT(ERR_OF(pwrite(wfd, "x", 1, 0)) == EROFS, "write on an fd opened before");
+	EXPECT(ERR_OF(fallocate(wfd, 0, 0, 8192)) == EROFS, "fallocate");
+	EXPECT(ERR_OF(copy_file_range(rfd, &off, wfd, NULL, 4, 0)) == EROFS, "copy_file_range");
+	EXPECT(ERR_OF(ftruncate(wfd, 0)) == EROFS, "ftruncate");
+	EXPECT(list_dir(m.mnt, list, sizeof(list), &n) == 0 && !strcmp(list, "f/src/"),
+	       "readdir: %s", list);
+	EXPECT(stat(path(&m, "f"), &sb) == 0 && (sb.st_mode & 0777) == 0, "attrs: mode %o",
+	       sb.st_mode);
+	/* Creating the hidden name on a read-only view: the deny errno, not EACCES. */
+	EXPECT(ERR_OF(open(path(&m, "secret"), O_WRONLY | O_CREAT, 0644)) == EROFS);
+	EXPECT(read_file(bpath(&m, "f"), list, sizeof(list)) == 5 && !strcmp(list, "data\n"),
+	       "backing f: '%s'", list);
+	ret = TAP_OK;
+out:
+	if (wfd >= 0)
+		close(wfd);
+	if (rfd >= 0)
+		close(rfd);
+	if (ret == TAP_FAIL && skel)
+		print_stats(bpf_map__fd(skel->maps.fusebpf_stats));
+	fbm_fini(&m);
+	fusebpf_bpf__destroy(skel);
+	return ret;
+}
+
+/* --- stats: exact counts for a scripted sequence ------------------------------------ */
+
+static int stats_delta(int fd, __u32 op, const struct fusebpf_op_stats *before,
+		       struct fusebpf_op_stats *d)
+{
+	int err = stats_of(fd, op, d);
+
+	for (size_t f = 0; f < FUSEBPF_STATS_NFIELDS; f++) {
+		const struct fusebpf_stats_field *sf = &fusebpf_stats_fields[f];
+
+		if (!sf->is_max)
+			*(__u64 *)((char *)d + sf->offset) -=
+				*(__u64 *)((const char *)before + sf->offset);
+	}
+	return err;
+}
+
+#define EXPECT_COUNT(d, field, want)                                                 \
+	EXPECT((d).field == (want), "%s: %s %llu, expected %llu", #d, #field,         \
+	       (unsigned long long)(d).field, (unsigned long long)(want))
+
+static int t_stats(void)
+{
+	struct fusebpf_op_stats b_read, b_statfs, b_mkdir, b_rmdir, d;
+	struct stats_bpf *skel = NULL;
+	struct fusebpf_config cfg = {};
+	int ret = TAP_FAIL, sfd, fd = -1;
+	char buf[8], dir[600];
+	struct statfs sf;
+	struct stat sb;
+	struct fbm m = FBM_INIT;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(fbm_init(&m) == 0);
+	EXPECT(put(m.back, "f", "0123456789\n") == 0);
+	EXPECT(mkdir(bpath(&m, "full"), 0755) == 0 && put(m.back, "full/x", "x") == 0);
+	skel = stats_bpf__open_and_load();
+	EXPECT(skel, "load stats: %s", strerror(errno));
+	sfd = bpf_map__fd(skel->maps.fusebpf_stats);
+	EXPECT(fbm_mount(&m, bpf_program__fd(skel->progs.stats)) == 0, "mount: %s", strerror(errno));
+
+	/* Warm the dentries, then count. */
+	fd = open(path(&m, "f"), O_RDONLY);
+	EXPECT(fd >= 0 && stat(path(&m, "full"), &sb) == 0);
+	EXPECT(stats_of(sfd, FUSE_READ, &b_read) == 0 && stats_of(sfd, FUSE_STATFS, &b_statfs) == 0 &&
+	       stats_of(sfd, FUSE_MKDIR, &b_mkdir) == 0 && stats_of(sfd, FUSE_RMDIR, &b_rmdir) == 0);
+
+	for (int i = 0; i < 10; i++)
+		EXPECT(pread(fd, buf, 1, i) == 1, "pread: %s", strerror(errno));
+	for (int i = 0; i < 5; i++)
+		EXPECT(statfs(m.mnt, &sf) == 0, "statfs: %s", strerror(errno));
+	for (int i = 0; i < 3; i++) {
+		snprintf(dir, sizeof(dir), "%s/d%d", m.mnt, i);
+		EXPECT(mkdir(dir, 0755) == 0, "mkdir: %s", strerror(errno));
+		EXPECT(rmdir(dir) == 0, "rmdir: %s", strerror(errno));
+	}
+	EXPECT(ERR_OF(rmdir(path(&m, "full"))) == ENOTEMPTY);
+
+	EXPECT(stats_delta(sfd, FUSE_READ, &b_read, &d) == 0);
+	EXPECT_COUNT(d, pre, 10);
+	EXPECT_COUNT(d, post, 10);
+	EXPECT_COUNT(d, lat_count, 10);
+	EXPECT_COUNT(d, backing_errors, 0);
+	EXPECT(d.lat_ns_sum > 0 && d.lat_ns_max > 0, "no latency measured");
+	EXPECT(stats_delta(sfd, FUSE_STATFS, &b_statfs, &d) == 0);
+	EXPECT_COUNT(d, pre, 5);
+	EXPECT_COUNT(d, post, 5);
+	EXPECT(stats_delta(sfd, FUSE_MKDIR, &b_mkdir, &d) == 0);
+	EXPECT_COUNT(d, pre, 3);
+	EXPECT_COUNT(d, post, 3);
+	EXPECT(stats_delta(sfd, FUSE_RMDIR, &b_rmdir, &d) == 0);
+	EXPECT_COUNT(d, pre, 4);
+	EXPECT_COUNT(d, post, 4);
+	EXPECT_COUNT(d, backing_errors, 1);
+	EXPECT_COUNT(d, denied, 0);
+
+	/* FUSEBPF_CFG_NO_POSTFILTER, live: prefilter runs only. */
+	cfg.flags = FUSEBPF_CFG_NO_POSTFILTER;
+	EXPECT(set_config(bpf_map__fd(skel->maps.fusebpf_config), &cfg) == 0);
+	EXPECT(stats_of(sfd, FUSE_READ, &b_read) == 0);
+	for (int i = 0; i < 7; i++)
+		EXPECT(pread(fd, buf, 1, i) == 1);
+	EXPECT(stats_delta(sfd, FUSE_READ, &b_read, &d) == 0);
+	EXPECT_COUNT(d, pre, 7);
+	EXPECT_COUNT(d, post, 0);
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (ret == TAP_FAIL && skel)
+		print_stats(bpf_map__fd(skel->maps.fusebpf_stats));
+	fbm_fini(&m);
+	stats_bpf__destroy(skel);
+	return ret;
+}
+
+static const struct tap_case cases[] = {
+	{ "name_matching_in_the_verifier", t_name_matching },
+	{ "every_filter_passes_the_verifier", t_verifier },
+	{ "hide_names_patterns_dotfiles", t_hide },
+	{ "hide_readdir_10000_entries", t_hide_10000 },
+	{ "attrs_rule_for_everything", t_attrs_everything },
+	{ "attrs_rules_per_name", t_attrs_per_name },
+	{ "denywrite_errnos_and_allow_list", t_denywrite },
+	{ "combined_policies_switched_live", t_combined },
+	{ "stats_exact_counts", t_stats },
+};
+
+TAP_MAIN("filters", cases)

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Policy parsing of fusebpfctl: names, patterns, modes, ids, the policy commands. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fusebpfctl.h"
+#include "policy.h"
+#include "policy_cmds.h"
+#include "tap.h"
+
+static int t_name_keys(void)
+{
+	struct fusebpf_name key;
+	char longname[300];
+	int ret = TAP_FAIL;
+
+	EXPECT(policy_name_key("secret.txt", &key) == 0 && !strcmp(key.name, "secret.txt"));
+	/* The whole key is hashed: zero after the name. */
+	for (size_t i = strlen("secret.txt"); i < sizeof(key.name); i++)
+		EXPECT(key.name[i] == 0, "byte %zu", i);
+	EXPECT(policy_name_key("", &key) == -EINVAL);
+	EXPECT(policy_name_key("a/b", &key) == -EINVAL);
+	EXPECT(policy_name_key("..", &key) == -EINVAL);
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	EXPECT(policy_name_key(longname, &key) == -ENAMETOOLONG);
+	longname[FUSEBPF_NAME_MAX - 1] = 0;
+	EXPECT(policy_name_key(longname, &key) == 0);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static int t_patterns(void)
+{
+	struct fusebpf_pattern p;
+	int ret = TAP_FAIL;
+
+	EXPECT(policy_pattern_kind("prefix") == FUSEBPF_PAT_PREFIX);
+	EXPECT(policy_pattern_kind("glob") == FUSEBPF_PAT_GLOB);
+	EXPECT(policy_pattern_kind("regex") == -1);
+	EXPECT(policy_pattern(FUSEBPF_PAT_SUFFIX, ".bak", &p) == 0);
+	EXPECT(p.kind == FUSEBPF_PAT_SUFFIX && p.len == 4 && !strcmp(p.pat, ".bak"));
+	EXPECT(policy_pattern(FUSEBPF_PAT_GLOB, "*.o", &p) == 0 && p.len == 3);
+	EXPECT(policy_pattern(FUSEBPF_PAT_NONE, "x", &p) == -EINVAL);
+	EXPECT(policy_pattern(FUSEBPF_PAT_PREFIX, "", &p) == -EINVAL);
+	EXPECT(policy_pattern(FUSEBPF_PAT_PREFIX, "a/b", &p) == -EINVAL);
+	EXPECT(policy_pattern(FUSEBPF_PAT_PREFIX,
+			      "0123456789012345678901234567890123456789012345678901234567890123",
+			      &p) == -ENAMETOOLONG);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static int t_modes(void)
+{
+	uint32_t set, clear;
+	int ret = TAP_FAIL;
+
+	EXPECT(policy_parse_mode("+0111", &set, &clear) == 0 && set == 0111 && clear == 0);
+	EXPECT(policy_parse_mode("-222", &set, &clear) == 0 && set == 0 && clear == 0222);
+	EXPECT(policy_parse_mode("=0640", &set, &clear) == 0 && set == 0640 && clear == (07777 & ~0640u));
+	EXPECT(policy_parse_mode("0640", &set, &clear) == 0 && set == 0640);
+	EXPECT(policy_parse_mode("+0111,-0002", &set, &clear) == 0 && set == 0111 && clear == 02);
+	EXPECT(policy_parse_mode("+0111,-0111", &set, &clear) == 0 && set == 0 && clear == 0111,
+	       "the later change wins: set %o clear %o", set, clear);
+	EXPECT(policy_parse_mode("", &set, &clear) == -EINVAL);
+	EXPECT(policy_parse_mode("+", &set, &clear) == -EINVAL);
+	EXPECT(policy_parse_mode("+0999", &set, &clear) == -EINVAL);
+	EXPECT(policy_parse_mode("+17777", &set, &clear) == -EINVAL);
+	EXPECT(policy_parse_mode("u+x", &set, &clear) == -EINVAL);
+	EXPECT(policy_parse_mode("+0111,", &set, &clear) == -EINVAL);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static int t_ids_and_lists(void)
+{
+	uint32_t id, mask;
+	int ret = TAP_FAIL;
+
+	EXPECT(policy_parse_id("1000", false, &id) == 0 && id == 1000);
+	EXPECT(policy_parse_id("root", false, &id) == 0 && id == 0);
+	EXPECT(policy_parse_id("root", true, &id) == 0 && id == 0);
+	EXPECT(policy_parse_id("-1", false, &id) == -EINVAL);
+	EXPECT(policy_parse_id("no-such-user-here", false, &id) == -EINVAL);
+	EXPECT(policy_parse_policies("hide,denywrite", &mask) == 0 &&
+	       mask == (FUSEBPF_POLICY_HIDE | FUSEBPF_POLICY_DENYWRITE));
+	EXPECT(policy_parse_policies("none", &mask) == 0 && mask == 0);
+	EXPECT(policy_parse_policies("hide,bogus", &mask) == -EINVAL);
+	EXPECT(parse_bool("on") == 1 && parse_bool("off") == 0 && parse_bool("maybe") == -1);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/* Run policy_cmd_parse on a NULL-terminated argument list. */
+static int pc(const char *cmd, const char **filter, struct policy_change **v, int *n, ...)
+{
+	char *argv[32] = { (char *)cmd };
+	int argc = 1;
+	va_list ap;
+
+	va_start(ap, n);
+	while ((argv[argc] = va_arg(ap, char *)))
+		argc++;
+	va_end(ap);
+	return policy_cmd_parse(cmd, argc, argv, filter, v, n);
+}
+
+static int t_policy_commands(void)
+{
+	struct policy_change *v = NULL;
+	const char *f = NULL;
+	int ret = TAP_FAIL, n;
+
+	EXPECT(pc("hide", &f, &v, &n, "private", "add", "a", "b", NULL) == 0 && n == 2);
+	EXPECT(!strcmp(f, "private") && v[0].op == POL_HIDE_ADD && !strcmp(v[1].name, "b"));
+	free(v), v = NULL;
+	EXPECT(pc("hide", &f, &v, &n, "private", "del", "--suffix", ".bak", NULL) == 0 && n == 1);
+	EXPECT(v[0].op == POL_PATTERN_DEL && v[0].pat_kind == FUSEBPF_PAT_SUFFIX);
+	free(v), v = NULL;
+	EXPECT(pc("hide", &f, &v, &n, "p", "dotfiles", "on", NULL) == 0 && n == 1 &&
+	       v[0].op == POL_DOTFILES && v[0].val == 1);
+	free(v), v = NULL;
+	EXPECT(pc("hide", &f, &v, &n, "p", "errno", "EPERM", NULL) == 0 && v[0].op == POL_HIDE_ERRNO &&
+	       v[0].val == EPERM);
+	free(v), v = NULL;
+	EXPECT(pc("attrs", &f, &v, &n, "p", "set", "--mode", "-0222", "--uid", "0", NULL) == 0 && n == 1);
+	EXPECT(v[0].op == POL_ATTR_SET && !v[0].name[0] && v[0].rule.mode_clear == 0222 &&
+	       v[0].rule.flags == FUSEBPF_ATTR_FORCE_UID);
+	free(v), v = NULL;
+	EXPECT(pc("attrs", &f, &v, &n, "p", "set", "run.sh", "--mode", "+0111", NULL) == 0 &&
+	       !strcmp(v[0].name, "run.sh"));
+	free(v), v = NULL;
+	EXPECT(pc("attrs", &f, &v, &n, "p", "del", NULL) == 0 && v[0].op == POL_ATTR_DEL);
+	free(v), v = NULL;
+	EXPECT(pc("deny", &f, &v, &n, "ro", "allow", "x", "y", NULL) == 0 && n == 2 &&
+	       v[1].op == POL_ALLOW_ADD);
+	free(v), v = NULL;
+	EXPECT(pc("deny", &f, &v, &n, "ro", "errno", "EACCES", NULL) == 0 && v[0].op == POL_DENY_ERRNO);
+	free(v), v = NULL;
+	EXPECT(pc("policy", &f, &v, &n, "ro", NULL) == 0 && n == 0, "show");
+	EXPECT(pc("policy", &f, &v, &n, "ro", "policies", "hide,attrs", NULL) == 0 && n == 1 &&
+	       v[0].op == POL_POLICIES);
+	free(v), v = NULL;
+	EXPECT(pc("policy", &f, &v, &n, "ro", "postfilter", "off", NULL) == 0 && v[0].val == 0);
+	free(v), v = NULL;
+	/* Usage errors. */
+	EXPECT(pc("hide", &f, &v, &n, NULL) == PARSE_USAGE);
+	EXPECT(pc("hide", &f, &v, &n, "p", NULL) == PARSE_USAGE);
+	EXPECT(pc("hide", &f, &v, &n, "p", "add", NULL) == PARSE_USAGE);
+	EXPECT(pc("hide", &f, &v, &n, "p", "add", "a/b", NULL) == PARSE_USAGE);
+	EXPECT(pc("hide", &f, &v, &n, "p", "dotfiles", "sometimes", NULL) == PARSE_USAGE);
+	EXPECT(pc("hide", &f, &v, &n, "p", "dotfiles", "--glob", "on", NULL) == PARSE_USAGE);
+	EXPECT(pc("hide", &f, &v, &n, "p", "frob", NULL) == PARSE_USAGE);
+	EXPECT(pc("attrs", &f, &v, &n, "p", "set", NULL) == PARSE_USAGE, "set nothing");
+	EXPECT(pc("attrs", &f, &v, &n, "p", "set", "--mode", "u+x", NULL) == PARSE_USAGE);
+	EXPECT(pc("attrs", &f, &v, &n, "p", "del", "--uid", "0", NULL) == PARSE_USAGE);
+	EXPECT(pc("deny", &f, &v, &n, "p", "errno", "EWHAT", NULL) == PARSE_USAGE);
+	EXPECT(pc("deny", &f, &v, &n, "p", "allow", NULL) == PARSE_USAGE);
+	EXPECT(pc("policy", &f, &v, &n, "p", "policies", "all", NULL) == PARSE_USAGE);
+	EXPECT(pc("policy", &f, &v, &n, "p", "show", "x", NULL) == PARSE_USAGE);
+	EXPECT(pc("hide", &f, &v, &n, "--help", NULL) == PARSE_HELP);
+	ret = TAP_OK;
+out:
+	free(v);
+	return ret;
+}
+
+static const struct tap_case cases[] = {
+	{ "name_keys", t_name_keys },
+	{ "hide_patterns", t_patterns },
+	{ "mode_specs", t_modes },
+	{ "ids_and_policy_lists", t_ids_and_lists },
+	{ "policy_commands", t_policy_commands },
+};
+
+TAP_MAIN("cli_policy", cases)

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Per-CPU summing, deltas, active rows, totals and the stats table. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fusebpfctl.h"
+#include "json.h"
+#include "tap.h"
+
+static int t_sum_percpu(void)
+{
+	struct fusebpf_op_stats cpu[4], sum;
+	int ret = TAP_FAIL;
+
+	memset(cpu, 0, sizeof(cpu));
+	for (int i = 0; i < 4; i++) {
+		cpu[i].pre = 10 + i;
+		cpu[i].post = 1;
+		cpu[i].denied = i == 2 ? 5 : 0;
+		cpu[i].lat_ns_sum = 100 * (i + 1);
+		cpu[i].lat_count = i + 1;
+		cpu[i].lat_ns_max = (uint64_t[]){ 7, 90, 3, 12 }[i];
+	}
+	stats_sum_percpu(cpu, 4, &sum);
+	EXPECT(sum.pre == 46 && sum.post == 4 && sum.denied == 5, "pre %llu", (unsigned long long)sum.pre);
+	EXPECT(sum.lat_ns_sum == 1000 && sum.lat_count == 10);
+	EXPECT(sum.lat_ns_max == 90, "the max over CPUs, not the sum: %llu",
+	       (unsigned long long)sum.lat_ns_max);
+	EXPECT(sum.hidden == 0 && sum.entries == 0);
+	/* Large values do not lose bits. */
+	cpu[0].pre = 1ULL << 40;
+	cpu[1].pre = 1ULL << 40;
+	stats_sum_percpu(cpu, 2, &sum);
+	EXPECT(sum.pre == 1ULL << 41);
+	stats_sum_percpu(cpu, 0, &sum);
+	EXPECT(sum.pre == 0 && sum.lat_ns_max == 0);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static int t_delta(void)
+{
+	struct fusebpf_op_stats a = { .pre = 100, .post = 50, .lat_ns_max = 9 },
+				b = { .pre = 40, .post = 60, .lat_ns_max = 20 }, d;
+	int ret = TAP_FAIL;
+
+	stats_delta(&a, &b, &d);
+	EXPECT(d.pre == 60);
+	EXPECT(d.post == 50, "a counter that went back (reset) counts from zero");
+	EXPECT(d.lat_ns_max == 9, "max is not a counter");
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static int t_active_rows_and_totals(void)
+{
+	struct fusebpf_op_stats all[FUSEBPF_STATS_MAX_OPS], tot;
+	struct op_row rows[FUSEBPF_STATS_MAX_OPS];
+	int ret = TAP_FAIL, n;
+
+	memset(all, 0, sizeof(all));
+	all[0].pre = 1;		/* "other": listed last */
+	all[28].entries = 30;	/* readdir: only entry runs */
+	all[1].pre = 5;
+	all[1].lat_ns_max = 70;
+	all[16].denied = 2;
+	all[16].pre = 2;
+	all[3].lat_ns_sum = 5;	/* a time alone does not make an op active */
+	n = stats_active_rows(all, rows);
+	EXPECT(n == 4, "%d rows", n);
+	EXPECT(rows[0].opcode == 1 && rows[1].opcode == 16 && rows[2].opcode == 28 && rows[3].opcode == 0);
+	stats_total(rows, n, &tot);
+	EXPECT(tot.pre == 8 && tot.entries == 30 && tot.denied == 2 && tot.lat_ns_max == 70);
+	memset(all, 0, sizeof(all));
+	EXPECT(stats_active_rows(all, rows) == 0);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static int t_table(void)
+{
+	struct op_row rows[2] = {
+		{ .opcode = 1, .s = { .pre = 10, .hidden = 3, .lat_ns_sum = 20000, .lat_count = 10,
+				      .lat_ns_max = 5000 } },
+		{ .opcode = 0, .s = { .pre = 1 } },
+	};
+	struct fusebpf_op_stats tot;
+	char *buf = NULL, line[256];
+	size_t len = 0;
+	int ret = TAP_FAIL, lines = 0;
+	FILE *f = open_memstream(&buf, &len), *r = NULL;
+	char opname[16];
+
+	stats_total(rows, 2, &tot);
+	stats_print_table(f, "private", 0, rows, 2, &tot);
+	fclose(f);
+	EXPECT(strstr(buf, "private:\nOP "), "%s", buf);
+	EXPECT(strstr(buf, "\nlookup "), "%s", buf);
+	EXPECT(strstr(buf, "\nother "), "%s", buf);
+	EXPECT(strstr(buf, "\ntotal "), "%s", buf);
+	EXPECT(strstr(buf, "2.0       5.0\n"), "avg and max in us: %s", buf);
+	r = fmemopen(buf, len, "r");
+	while (fgets(line, sizeof(line), r))
+		lines++;
+	EXPECT(lines == 5, "title, header, 2 ops, total: %d lines", lines);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	stats_print_table(f, "private", 2.0, rows, 2, &tot);
+	fclose(f);
+	EXPECT(strstr(buf, "per second over the last 2 s"), "%s", buf);
+	EXPECT(strstr(buf, "lookup                  5.0"), "rates: %s", buf);
+	EXPECT(!strcmp(stats_op_name(7, opname, sizeof(opname)), "op7"));
+	EXPECT(!strcmp(stats_op_name(47, opname, sizeof(opname)), "copy_file_range"));
+	ret = TAP_OK;
+out:
+	if (r)
+		fclose(r);
+	free(buf);
+	return ret;
+}
+
+static const struct tap_case cases[] = {
+	{ "sum_over_cpus", t_sum_percpu },
+	{ "delta", t_delta },
+	{ "active_rows_and_totals", t_active_rows_and_totals },
+	{ "table", t_table },
+};
+
+TAP_MAIN("cli_stats", cases)
