@@ -100,7 +100,6 @@ $(KFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FILTER_CFLAGS) \
-		$(if $(shell grep -qs '^struct fuse_bpf_ctx {' skel/vmlinux.h || echo stub),-DFUSEBPF_ABI_STUB) \
 		-c $< -o $@
 $(BUILD)/tests/guest/bpf: $(BUILD)/tests/kfilter.skel.h $(BUILD)/tests/kfilter_oob.bpf.o tests/lib/fusebpf_uapi.h
 $(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
