@@ -35,6 +35,15 @@ static __always_inline void count(struct fuse_bpf_ctx *ctx)
 		*v += 1;
 }
 
+/*
+ * "Go on": the backing operation for a prefilter or postfilter, keep the
+ * entry (0) for an entry filter, to which any other value is invalid.
+ */
+static __always_inline int pass(struct fuse_bpf_ctx *ctx)
+{
+	return fusebpf_is_entry(ctx) ? 0 : FUSE_BPF_BACKING;
+}
+
 static __always_inline void note(__u32 slot, __s64 val)
 {
 	bpf_map_update_elem(&seen, &slot, &val, BPF_ANY);
@@ -45,7 +54,7 @@ SEC("fuse")
 int count_only(struct fuse_bpf_ctx *ctx)
 {
 	count(ctx);
-	return FUSE_BPF_BACKING;
+	return pass(ctx);
 }
 
 /* "secret" is absent from LOOKUP and READDIR. */
@@ -66,7 +75,7 @@ int hide_secret(struct fuse_bpf_ctx *ctx)
 		if (len >= 0 && fusebpf_name_eq(&n, "secret"))
 			return FUSE_BPF_DROP_ENTRY;
 	}
-	return FUSE_BPF_BACKING;
+	return pass(ctx);
 }
 
 /* LOOKUP and GETATTR results: mode 0640 (type kept), uid 1234, gid 5678. */
@@ -77,7 +86,7 @@ int rewrite_attrs(struct fuse_bpf_ctx *ctx)
 
 	count(ctx);
 	if (op != FUSE_LOOKUP && op != FUSE_GETATTR)
-		return FUSE_BPF_BACKING;
+		return pass(ctx);
 	if (fusebpf_is_pre(ctx))
 		return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
 	if (ctx->error_in)
@@ -133,23 +142,27 @@ int deny_writes(struct fuse_bpf_ctx *ctx)
 			return -EIO;
 		if ((oi.flags & O_ACCMODE) != O_RDONLY || (oi.flags & O_TRUNC))
 			return -EROFS;
-		return FUSE_BPF_BACKING;
+		return pass(ctx);
 	default:
-		return FUSE_BPF_BACKING;
+		return pass(ctx);
 	}
 }
 
-/* MKDIR onto an existing name fails with EPERM instead of EEXIST. */
+/*
+ * RMDIR of a directory that is not empty fails with EPERM instead of
+ * ENOTEMPTY (an error only the backing file system knows: the VFS can't
+ * answer it before the filter runs, as it does EEXIST for a cached name).
+ */
 SEC("fuse")
-int eexist_to_eperm(struct fuse_bpf_ctx *ctx)
+int enotempty_to_eperm(struct fuse_bpf_ctx *ctx)
 {
 	count(ctx);
-	if (fusebpf_op(ctx) != FUSE_MKDIR)
-		return FUSE_BPF_BACKING;
+	if (fusebpf_op(ctx) != FUSE_RMDIR)
+		return pass(ctx);
 	if (fusebpf_is_pre(ctx))
 		return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
 	note(1, ctx->error_in);
-	return ctx->error_in == -EEXIST ? -EPERM : 0;
+	return ctx->error_in == -ENOTEMPTY ? -EPERM : 0;
 }
 
 /* OPEN is decided by the FUSE server (a server prefilter). */
@@ -159,7 +172,7 @@ int open_to_server(struct fuse_bpf_ctx *ctx)
 	count(ctx);
 	if (fusebpf_op(ctx) == FUSE_OPEN && fusebpf_is_pre(ctx))
 		return FUSE_BPF_USER_FILTER;
-	return FUSE_BPF_BACKING;
+	return pass(ctx);
 }
 
 /* GETATTR's postfilter goes to the server, which may change the result. */
@@ -168,7 +181,7 @@ int getattr_post_to_server(struct fuse_bpf_ctx *ctx)
 {
 	count(ctx);
 	if (fusebpf_op(ctx) != FUSE_GETATTR)
-		return FUSE_BPF_BACKING;
+		return pass(ctx);
 	if (fusebpf_is_pre(ctx))
 		return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
 	return FUSE_BPF_USER_FILTER;
@@ -180,7 +193,7 @@ int bad_return(struct fuse_bpf_ctx *ctx)
 {
 	if (fusebpf_op(ctx) == FUSE_GETATTR)
 		return 77;
-	return FUSE_BPF_BACKING;
+	return pass(ctx);
 }
 
 /* Writing an in arg that is a name, or an out arg in a prefilter, is refused. */
@@ -194,7 +207,7 @@ int bad_writes(struct fuse_bpf_ctx *ctx)
 		note(2, bpf_fuse_set_arg(ctx, FUSE_BPF_IN_ARG(0), name, 2));
 		note(3, bpf_fuse_set_arg(ctx, FUSE_BPF_OUT_ARG(0), &e, sizeof(e)));
 	}
-	return FUSE_BPF_BACKING;
+	return pass(ctx);
 }
 
 char LICENSE[] SEC("license") = "GPL";
