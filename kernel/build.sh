@@ -5,7 +5,8 @@
 #
 #   extract /usr/src/linux-source-6.1.tar.xz once into $FUSEBPF_CACHE/src (a git
 #   repository whose first commit is the pristine tree), apply kernel/series on
-#   a pristine checkout whenever the series or a patch changes, merge
+#   the pristine tree whenever the series or a patch changes (only the files whose
+#   content changes are rewritten, so the build stays incremental), merge
 #   kernel/fusebpf.config onto tinyconfig whenever the fragment changes, and
 #   run an incremental `make bzImage` in $FUSEBPF_CACHE/build.
 #
@@ -61,29 +62,38 @@ fi
 patches=$(grep -v -e '^#' -e '^[[:space:]]*$' "$here/series" || true)
 stamp=$( (cat "$here/series"; for p in $patches; do cat "$here/patches/$p"; done) | sha256sum | cut -d' ' -f1)
 if [ ! -f "$cache/series.stamp" ] || [ "$(cat "$cache/series.stamp")" != "$stamp" ]; then
-	say PATCH "resetting to pristine and applying kernel/series"
+	say PATCH "applying kernel/series on the pristine tree"
 	rm -f "$cache/series.stamp"
-	# Only files that differ are rewritten, so unchanged files keep their
-	# mtimes and the build below stays incremental.
-	git -C "$src" checkout -q -f pristine -- .
-	git -C "$src" clean -q -fdx -e .fusebpf-pristine
-	git -C "$src" reset -q pristine
+	# The series is applied on pristine in a separate index, then the
+	# working tree is moved to the result: only files whose content
+	# changes are rewritten, so the others keep their mtimes and the
+	# build below stays incremental even when one patch changes.
+	idx=$cache/series.index
+	rm -f "$idx"
+	GIT_INDEX_FILE=$idx git -C "$src" read-tree pristine
 	n=0
 	for p in $patches; do
 		n=$((n + 1))
 		f=$here/patches/$p
 		[ -f "$f" ] || die "kernel/series names $p, which is not in kernel/patches/"
-		if ! git -C "$src" apply --whitespace=nowarn "$f" 2>"$cache/apply.err"; then
+		if ! GIT_INDEX_FILE=$idx git -C "$src" apply --cached --whitespace=nowarn "$f" 2>"$cache/apply.err"; then
 			echo "kernel/build.sh: patch $n does not apply: kernel/patches/$p" >&2
 			sed 's/^/    /' "$cache/apply.err" >&2
+			# Show the rejects against the tree the earlier patches made.
+			git -C "$src" read-tree --reset -u "$(GIT_INDEX_FILE=$idx git -C "$src" write-tree)"
+			git -C "$src" clean -q -fdx -e .fusebpf-pristine
 			echo "  rejects (git apply --reject):" >&2
 			git -C "$src" apply --reject --whitespace=nowarn "$f" 2>&1 | sed 's/^/    /' >&2 || true
 			find "$src" -name '*.rej' -newer "$f" -print -exec sed 's/^/    /' {} \; >&2 || true
-			find "$src" -name '*.rej' -delete
-			die "stopped at kernel/patches/$p (the tree is left half-patched; it is reset on the next run)"
+			git -C "$src" read-tree --reset -u "$(GIT_INDEX_FILE=$idx git -C "$src" write-tree)"
+			git -C "$src" clean -q -fdx -e .fusebpf-pristine
+			die "stopped at kernel/patches/$p (the tree has patches 1-$((n - 1)); fix the patch and re-run)"
 		fi
 		say APPLY "$p"
 	done
+	git -C "$src" read-tree --reset -u "$(GIT_INDEX_FILE=$idx git -C "$src" write-tree)"
+	git -C "$src" clean -q -fdx -e .fusebpf-pristine
+	rm -f "$idx"
 	echo "$stamp" >"$cache/series.stamp"
 fi
 
