@@ -149,20 +149,47 @@ int deny_writes(struct fuse_bpf_ctx *ctx)
 }
 
 /*
- * RMDIR of a directory that is not empty fails with EPERM instead of
- * ENOTEMPTY (an error only the backing file system knows: the VFS can't
- * answer it before the filter runs, as it does EEXIST for a cached name).
+ * Errors only the backing file system knows, rewritten to EPERM by the
+ * postfilter: MKDIR's EEXIST for a name the LOOKUP prefilter hides (so the
+ * VFS, which sees a negative dentry, lets the mkdir through), and RMDIR's
+ * ENOTEMPTY.
  */
 SEC("fuse")
-int enotempty_to_eperm(struct fuse_bpf_ctx *ctx)
+int errors_to_eperm(struct fuse_bpf_ctx *ctx)
 {
+	__u32 op = fusebpf_op(ctx);
+	struct fusebpf_name n;
+
+
 	count(ctx);
-	if (fusebpf_op(ctx) != FUSE_RMDIR)
+	if (op == FUSE_LOOKUP && fusebpf_is_pre(ctx)) {
+		if (fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n) == 5 && n.name[0] == 't' &&
+		    n.name[1] == 'a' && n.name[2] == 'k' && n.name[3] == 'e' && n.name[4] == 'n')
+			return -ENOENT;
+		return FUSE_BPF_BACKING;
+	}
+	if (op != FUSE_MKDIR && op != FUSE_RMDIR)
 		return pass(ctx);
 	if (fusebpf_is_pre(ctx))
 		return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
 	note(1, ctx->error_in);
-	return ctx->error_in == -ENOTEMPTY ? -EPERM : 0;
+	if ((op == FUSE_MKDIR && ctx->error_in == -EEXIST) ||
+	    (op == FUSE_RMDIR && ctx->error_in == -ENOTEMPTY))
+		return -EPERM;
+	return 0;
+}
+
+/* READDIR's postfilter goes to the server, which edits the entries. */
+SEC("fuse")
+int readdir_post_to_server(struct fuse_bpf_ctx *ctx)
+{
+	count(ctx);
+	if (fusebpf_op(ctx) != FUSE_READDIR || fusebpf_is_entry(ctx))
+		return pass(ctx);
+	if (fusebpf_is_pre(ctx))
+		return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
+	note(1, ctx->out_sizes[1]);
+	return FUSE_BPF_USER_FILTER;
 }
 
 /* OPEN is decided by the FUSE server (a server prefilter). */

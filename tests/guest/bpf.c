@@ -292,15 +292,21 @@ static int t_error_rewrite(void)
 	int ret = TAP_FAIL;
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.enotempty_to_eperm)) == 0);
+	EXPECT(run("mkdir %s/taken", back) == 0);
+	EXPECT(mount_filtered(bpf_program__fd(skel->progs.errors_to_eperm)) == 0);
+	/* "taken" is hidden from LOOKUP but there on the backing: EEXIST */
+	EXPECT(mkdir(in(mnt, "taken"), 0755) == -1 && errno == EPERM, "mkdir of a hidden name: %s",
+	       strerror(errno));
+	EXPECT(seen(skel, 1) == -EEXIST, "the postfilter saw error_in %lld", seen(skel, 1));
 	EXPECT(rmdir(in(mnt, "dir")) == -1 && errno == EPERM, "rmdir of a full directory: %s",
 	       strerror(errno));
 	EXPECT(seen(skel, 1) == -ENOTEMPTY, "the postfilter saw error_in %lld", seen(skel, 1));
-	EXPECT(access(in(back, "dir/sub"), F_OK) == 0);
-	EXPECT(mkdir(in(mnt, "empty"), 0755) == 0, "mkdir: %s", strerror(errno));
-	EXPECT(rmdir(in(mnt, "empty")) == 0, "rmdir of an empty directory: %s", strerror(errno));
+	EXPECT(mkdir(in(mnt, "fresh"), 0755) == 0, "mkdir: %s", strerror(errno));
 	EXPECT(seen(skel, 1) == 0);
-	EXPECT(access(in(back, "empty"), F_OK) == -1 && errno == ENOENT);
+	EXPECT(rmdir(in(mnt, "fresh")) == 0, "rmdir of an empty directory: %s", strerror(errno));
+	EXPECT(seen(skel, 1) == 0);
+	EXPECT(access(in(back, "fresh"), F_OK) == -1 && errno == ENOENT);
+	EXPECT(access(in(back, "dir/sub"), F_OK) == 0 && access(in(back, "taken"), F_OK) == 0);
 	ret = TAP_OK;
 out:
 	cleanup();
@@ -441,6 +447,7 @@ struct server_state {
 	int prog_fd[4];		/* by variant */
 	int variant;		/* what LOOKUP of "a" attaches: 0 none, 1 prog 0, 2 remove */
 	int lookups_a, open_pre, getattr_post, bad_reply_errno;
+	int readdir_post, readdir_removed;
 	int wrong_fd;		/* LOOKUP of "wrong" attaches this (wrong type) */
 };
 
@@ -479,6 +486,50 @@ static int reply_lookup(int fd, struct tfuse_req *req, const char *name)
 	return 0;
 }
 
+/* The position of the entry the server adds after the last one */
+#define ADDED_OFF (1ULL << 40)
+
+/*
+ * A READDIR postfilter in the server: in args fuse_read_in, then the out
+ * args fuse_read_out and the entries; the reply is the out args. Removes
+ * every name that ends in '7'; at the end of the directory, adds "added".
+ */
+static int readdir_post(int fd, struct tfuse_req *req)
+{
+	const struct fuse_read_in *ri = req->arg;
+	const struct fuse_read_out *ro = (const void *)(ri + 1);
+	const char *d = (const char *)(ro + 1);
+	size_t n = req->arglen - sizeof(*ri) - sizeof(*ro), used = 0;
+	static char out[sizeof(struct fuse_read_out) + 65536];
+	struct fuse_dirent *o;
+
+	state->readdir_post++;
+	memcpy(out, ro, sizeof(*ro));
+	while (n >= FUSE_NAME_OFFSET && ri->offset != ADDED_OFF) {
+		const struct fuse_dirent *de = (const void *)d;
+		size_t len = FUSE_DIRENT_SIZE(de);
+
+		if (len > n)
+			break;
+		if (de->name[de->namelen - 1] == '7')
+			state->readdir_removed++;
+		else {
+			memcpy(out + sizeof(*ro) + used, de, len);
+			used += len;
+		}
+		d += len;
+		n -= len;
+	}
+	if (req->arglen == sizeof(*ri) + sizeof(*ro) && ri->offset != ADDED_OFF) {
+		o = (struct fuse_dirent *)(out + sizeof(*ro) + used);
+		*o = (struct fuse_dirent){ .ino = 4242, .off = ADDED_OFF, .namelen = 5,
+					   .type = DT_REG };
+		memcpy(o->name, "added", 5);
+		used += FUSE_DIRENT_SIZE(o);
+	}
+	return tfuse_reply(fd, req->h->unique, 0, out, sizeof(*ro) + used);
+}
+
 static int filter_server(int fd, struct tfuse_req *req, void *ctx)
 {
 	uint32_t op = req->h->opcode;
@@ -494,6 +545,8 @@ static int filter_server(int fd, struct tfuse_req *req, void *ctx)
 			return tfuse_reply(fd, req->h->unique, -EACCES, NULL, 0);
 		return tfuse_reply(fd, req->h->unique, 0, &oi, sizeof(oi));
 	}
+	if (op == (FUSE_READDIR | FUSE_POSTFILTER))
+		return readdir_post(fd, req);
 	if (op == (FUSE_GETATTR | FUSE_POSTFILTER)) {
 		/* in: getattr_in, attr_out; out: attr_out */
 		struct fuse_attr_out ao;
@@ -585,6 +638,76 @@ static int t_server_postfilter(void)
 	EXPECT(st.st_uid == 4242, "uid %u: the server's change is not there", st.st_uid);
 	EXPECT(st.st_size == 7, "size %lld: not the backing file's", (long long)st.st_size);
 	EXPECT(state->getattr_post >= 1);
+	ret = TAP_OK;
+out:
+	tfuse_stop(mnt, server);
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
+/* Every name through getdents64 with a buffer of bufsize; the count, or -errno. */
+static int list_names(const char *dir, size_t bufsize, char names[][16], int max)
+{
+	char buf[65536];
+	int fd, n = 0;
+	long got;
+
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return -errno;
+	while ((got = syscall(SYS_getdents64, fd, buf, bufsize)) > 0) {
+		for (long off = 0; off < got;) {
+			struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type;
+				 char name[]; } *de = (void *)(buf + off);
+
+			if (n < max)
+				snprintf(names[n], 16, "%s", de->name);
+			n++;
+			off += de->reclen;
+		}
+	}
+	close(fd);
+	return got < 0 ? -errno : n;
+}
+
+static int t_server_readdir_postfilter(void)
+{
+	static char names[1000][16];
+	struct kfilter_bpf *skel = NULL;
+	size_t sizes[] = { 32768, 512 };
+	int ret = TAP_FAIL, n;
+	pid_t server = -1;
+
+	SETUP(skel);
+	EXPECT(new_state() == 0);
+	EXPECT(run("mkdir %s/big && cd %s/big && for i in $(seq 100 399); do : > f$i; done",
+		   back, back) == 0);
+	EXPECT(mount_served(bpf_program__fd(skel->progs.readdir_post_to_server), &server) == 0);
+	for (unsigned int s = 0; s < 2; s++) {
+		int added = 0, kept = 0;
+
+		state->readdir_removed = 0;
+		n = list_names(in(mnt, "big"), sizes[s], names, 1000);
+		EXPECT(n >= 0, "getdents64: %s", strerror(-n));
+		for (int i = 0; i < n && i < 1000; i++) {
+			size_t len = strlen(names[i]);
+
+			EXPECT(names[i][len - 1] != '7', "%s is there (%zu-byte buffers)", names[i],
+			       sizes[s]);
+			if (!strcmp(names[i], "added"))
+				added++;
+			else if (names[i][0] == 'f')
+				kept++;
+		}
+		EXPECT(added == 1 && kept == 270, "%zu-byte buffers: %d added, %d of the 270 kept "
+		       "(%d entries)", sizes[s], added, kept, n);
+		EXPECT(n == 273, "%d entries with . and ..", n);
+		EXPECT(state->readdir_removed >= 30, "%d removed", state->readdir_removed);
+	}
+	EXPECT(state->readdir_post >= 2);
+	EXPECT(seen(skel, 1) >= 0, "the BPF postfilter saw %lld bytes of entries", seen(skel, 1));
+	EXPECT(run("test $(ls %s/big | wc -l) = 300", back) == 0, "the backing changed");
 	ret = TAP_OK;
 out:
 	tfuse_stop(mnt, server);
@@ -727,7 +850,7 @@ static const struct tap_case cases[] = {
 	{ "prefilter_hides_lookup_and_entry_filter_readdir", t_hide },
 	{ "postfilter_rewrites_lookup_getattr_attrs", t_attrs },
 	{ "prefilter_denies_writes_reads_work", t_deny },
-	{ "postfilter_rewrites_enotempty_to_eperm", t_error_rewrite },
+	{ "postfilter_rewrites_eexist_enotempty_to_eperm", t_error_rewrite },
 	{ "invalid_return_value_fails_with_eio", t_invalid_return },
 	{ "arg_writes_outside_bounds_refused", t_arg_write_bounds },
 	{ "out_of_bounds_ctx_access_rejected_at_load", t_out_of_bounds_rejected },
@@ -735,6 +858,7 @@ static const struct tap_case cases[] = {
 	{ "percpu_counts_match_scripted_ops", t_percpu_counts },
 	{ "server_prefilter_decides_open", t_server_prefilter },
 	{ "server_postfilter_changes_getattr", t_server_postfilter },
+	{ "server_readdir_postfilter_edits_entries", t_server_readdir_postfilter },
 	{ "attach_replace_detach_via_lookup", t_attach_via_lookup },
 	{ "wrong_program_type_in_lookup_reply", t_wrong_type_in_lookup },
 	{ "no_leaked_programs", t_no_leaked_programs },

@@ -26,6 +26,13 @@ struct fuse_bpf_entry_out {
 	uint32_t unused;
 	uint64_t fd;
 };
+
+/* The out args of a backed READDIR before its postfilter: this, then fuse_dirents */
+struct fuse_read_out {
+	uint64_t offset;
+	uint32_t again;
+	uint32_t padding;
+};
 #endif
 
 #ifndef FUSE_DEV_IOC_MAGIC
