@@ -33,7 +33,7 @@ endif
 DEPS := linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev \
 	dwarves xz-utils cpio git qemu-system-x86 clang llvm bpftool libbpf-dev \
 	pkg-config e2fsprogs attr fio util-linux iproute2 procps \
-	libjson-c-dev valgrind
+	libjson-c-dev valgrind liburing-dev libaio-dev
 
 .PHONY: all deps kernel tests bpf check host-tests guest-tests demo vm bench clean
 
