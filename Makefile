@@ -78,7 +78,7 @@ $(BUILD)/tests/%.skel.h: $(BUILD)/tests/%.bpf.o
 # A suite may have more sources and libraries: SRCS_<suite>, LIBS_<suite>.
 SRCS_passthrough := tests/guest/passthrough_env.c tests/guest/passthrough_ops.c
 LIBS_passthrough := -luring -laio
-$(BUILD)/tests/guest/passthrough: $(SRCS_passthrough) tests/guest/passthrough.h tests/lib/fusebpf_uapi.h
+$(BUILD)/tests/guest/passthrough: $(SRCS_passthrough) tests/guest/passthrough.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 
 $(BUILD)/tests/guest/%: tests/guest/%.c $(TEST_LIB) $(TEST_LIB_H) $(TEST_BPF:%=$(BUILD)/tests/%.skel.h)
 	$(call msg,CC,$@)
@@ -101,7 +101,7 @@ $(KFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FILTER_CFLAGS) \
 		-c $< -o $@
-$(BUILD)/tests/guest/bpf: $(BUILD)/tests/kfilter.skel.h $(BUILD)/tests/kfilter_oob.bpf.o tests/lib/fusebpf_uapi.h
+$(BUILD)/tests/guest/bpf: $(BUILD)/tests/kfilter.skel.h $(BUILD)/tests/kfilter_oob.bpf.o tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 $(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
 
 # --- fusebpfctl (cli/) ------------------------------------------------------------
@@ -172,6 +172,11 @@ vm: kernel
 
 demo: all
 	$(Q)kernel/vm.sh demo/demo.sh
+
+# Throughput of fuse-bpf against the native backing filesystem and a plain
+# user-space FUSE server, as ratios from one run (bench/bench.sh).
+bench: all
+	$(Q)kernel/vm.sh bench/bench.sh
 
 clean:
 	rm -rf $(BUILD)

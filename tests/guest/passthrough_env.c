@@ -68,27 +68,6 @@ static void fill_root_attr(struct fuse_attr *a)
 	};
 }
 
-static void attr_from_stat(const struct stat *st, struct fuse_attr *a)
-{
-	*a = (struct fuse_attr){
-		.ino = st->st_ino,
-		.size = st->st_size,
-		.blocks = st->st_blocks,
-		.atime = st->st_atim.tv_sec,
-		.mtime = st->st_mtim.tv_sec,
-		.ctime = st->st_ctim.tv_sec,
-		.atimensec = st->st_atim.tv_nsec,
-		.mtimensec = st->st_mtim.tv_nsec,
-		.ctimensec = st->st_ctim.tv_nsec,
-		.mode = st->st_mode,
-		.nlink = st->st_nlink,
-		.uid = st->st_uid,
-		.gid = st->st_gid,
-		.rdev = st->st_rdev,
-		.blksize = st->st_blksize,
-	};
-}
-
 /* A reply put into a pipe and spliced to /dev/fuse; 0 or -errno. */
 static int reply_by_splice(int fd, uint64_t unique, const void *data, size_t len)
 {
@@ -149,7 +128,7 @@ static int serve_lookup(int fd, struct tfuse_req *req, struct pt_server *s)
 	r.e.generation = 1;
 	r.e.entry_valid = 3600;
 	r.e.attr_valid = 3600;
-	attr_from_stat(&st, &r.e.attr);
+	tfuse_attr_from_stat(&st, &r.e.attr);
 	if (craft) {
 		len = sizeof(r.e) + sh->craft_len;
 		for (int i = 0; i < PT_CRAFT_MAX; i++) {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct tfuse_req {
@@ -59,6 +60,7 @@ void tfuse_counts_get(const struct tfuse_counts *c, struct tfuse_counts *snap);
 const char *tfuse_opname(uint32_t opcode);
 
 /* Fill a fuse_attr from a stat of path; returns 0 or -errno. */
+void tfuse_attr_from_stat(const struct stat *st, struct fuse_attr *attr);
 int tfuse_attr_from_path(const char *path, struct fuse_attr *attr);
 
 #endif
