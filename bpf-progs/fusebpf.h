@@ -227,11 +227,12 @@ static __always_inline long fusebpf_get_name(struct fuse_bpf_ctx *ctx, __u32 arg
 
 static __always_inline bool __fusebpf_bytes_eq(const char *a, const char *b, int size)
 {
+	bool eq = true;
+
 #pragma clang loop unroll(full)
 	for (int i = 0; i < size; i++)
-		if (a[i] != b[i])
-			return false;
-	return true;
+		eq &= a[i] == b[i];
+	return eq;
 }
 
 /* n equals the string literal s ("secret"). */

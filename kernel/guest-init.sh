@@ -14,9 +14,20 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mkdir -p /dev/pts /dev/shm 2>/dev/null
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
+# A repository below one of the tmpfs directories (a checkout in /tmp) is
+# held by a bind mount while they are covered, then put back in its place.
+repo=$(sed -n 's/.* fusebpf\.repo=\([^ ]*\).*/\1/p' /proc/cmdline)
+held=
+case "$repo" in
+/tmp/*|/run/*|/var/tmp/*|/var/log/*)
+	mkdir -p /dev/shm/repo && mount --bind "$repo" /dev/shm/repo && held=1 ;;
+esac
 for d in /tmp /run /var/tmp /var/log; do
 	mount -t tmpfs -o mode=1777 tmpfs "$d"
 done
+if [ -n "$held" ]; then
+	mkdir -p "$repo" && mount --move /dev/shm/repo "$repo"
+fi
 mkdir -p /tmp/home
 mount -t bpf bpf /sys/fs/bpf
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null

@@ -48,6 +48,12 @@ if [ ${#guest[@]} -gt 0 ]; then
 	124) problems+=("the guest hung (console log: $out/console.log)") ;;
 	125) problems+=("the guest crashed (console log: $out/console.log)") ;;
 	esac
+	# A suite that never ran (a binary or the runner missing in the guest)
+	# reports nothing at all: that is a failure, not zero tests.
+	for t in "${guest[@]}"; do
+		[ -s "$out/tap/$(basename "$t").tap" ] ||
+			problems+=("guest suite $(basename "$t") did not run (exit status $vmrc; console log: $out/console.log)")
+	done
 	# The kernel log: dmesg when the guest finished, the console otherwise.
 	klog=$out/dmesg
 	[ -f "$klog" ] || klog=$out/console.log

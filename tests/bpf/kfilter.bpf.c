@@ -163,8 +163,9 @@ int errors_to_eperm(struct fuse_bpf_ctx *ctx)
 
 	count(ctx);
 	if (op == FUSE_LOOKUP && fusebpf_is_pre(ctx)) {
-		if (fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n) == 5 && n.name[0] == 't' &&
-		    n.name[1] == 'a' && n.name[2] == 'k' && n.name[3] == 'e' && n.name[4] == 'n')
+		long len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n);
+
+		if (len >= 0 && fusebpf_name_eq(&n, "taken"))
 			return -ENOENT;
 		return FUSE_BPF_BACKING;
 	}
