@@ -14,20 +14,24 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mkdir -p /dev/pts /dev/shm 2>/dev/null
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-# A repository below one of the tmpfs directories (a checkout in /tmp) is
-# held by a bind mount while they are covered, then put back in its place.
-repo=$(sed -n 's/.* fusebpf\.repo=\([^ ]*\).*/\1/p' /proc/cmdline)
-held=
-case "$repo" in
-/tmp/*|/run/*|/var/tmp/*|/var/log/*)
-	mkdir -p /dev/shm/repo && mount --bind "$repo" /dev/shm/repo && held=1 ;;
-esac
+# The repository and the cache (fusebpf.hold=, from vm.sh), when below one of
+# the tmpfs directories (a checkout in /tmp), are held by bind mounts while
+# those are covered, then put back in their places.
+held=()
+IFS=, read -r -a hold <<<"$(sed -n 's/.* fusebpf\.hold=\([^ ]*\).*/\1/p' /proc/cmdline)"
+for p in "${hold[@]}"; do
+	case "$p" in
+	/tmp/*|/run/*|/var/tmp/*|/var/log/*)
+		h=/dev/shm/hold${#held[@]}
+		mkdir -p "$h" && mount --bind "$p" "$h" && held+=("$p") ;;
+	esac
+done
 for d in /tmp /run /var/tmp /var/log; do
 	mount -t tmpfs -o mode=1777 tmpfs "$d"
 done
-if [ -n "$held" ]; then
-	mkdir -p "$repo" && mount --move /dev/shm/repo "$repo"
-fi
+for i in "${!held[@]}"; do
+	mkdir -p "${held[$i]}" && mount --move "/dev/shm/hold$i" "${held[$i]}"
+done
 mkdir -p /tmp/home
 mount -t bpf bpf /sys/fs/bpf
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null

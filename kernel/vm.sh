@@ -92,14 +92,17 @@ else
 	printf '%s\n' "$*" >"$outdir/cmd"
 fi
 pwd >"$outdir/cwd"
-env | grep -E '^(V|TAP_[A-Z_]*|FUSEBPF_[A-Z_]*|TEST_[A-Z_]*)=' >"$outdir/env" || true
+env | grep -E '^(V|TAP_[A-Z_]*|FUSEBPF_[A-Z_]*|TEST_[A-Z_]*)=' | grep -v '^FUSEBPF_CACHE=' >"$outdir/env" || true
+# The cache this kernel came from, also when the default was used
+printf 'FUSEBPF_CACHE=%q\n' "$(cd "$cache" && pwd)" >>"$outdir/env"
 
 append="console=ttyS0 root=fsroot rootfstype=9p"
 append="$append rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=262144 ro"
 append="$append init=$here/guest-init.sh panic=-1 loglevel=4 tsc=reliable"
-# The repository, which guest-init.sh keeps visible if it is below a
-# directory that the guest covers with tmpfs (a checkout in /tmp, say).
-append="$append fusebpf.repo=$(cd "$here/.." && pwd)"
+# The repository and the cache, which guest-init.sh keeps visible if they
+# are below a directory that the guest covers with tmpfs (a checkout in
+# /tmp, say).
+append="$append fusebpf.hold=$(cd "$here/.." && pwd),$(cd "$cache" && pwd)"
 
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$smp" -m "$mem"
 	-nodefaults -no-user-config -display none -no-reboot
