@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,6 +186,40 @@ static int t_sysfs(void)
 	EXPECT(atoi(buf) == 32, "program type %s", buf);
 	EXPECT(read_file("/sys/fs/fuse/features/fuse_bpf", buf, sizeof(buf)) > 0);
 	EXPECT(strcmp(buf, "supported\n") == 0, "features/fuse_bpf: '%s'", buf);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/* Loading a filter needs CAP_BPF (or CAP_SYS_ADMIN), as other program types do. */
+static int t_load_privilege(void)
+{
+	struct bpf_insn prog[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },	/* r0 = 0 */
+		{ .code = 0x95 },				/* exit */
+	};
+	int ret = TAP_FAIL, type = fuse_prog_type(), fd, status;
+	pid_t pid;
+
+	if (type < 0)
+		SKIP("kernel without fuse-bpf BPF");
+	fd = bpf_prog_load(type, "fuse_root", "GPL", prog, 2, NULL);
+	EXPECT(fd >= 0, "as root: %s", strerror(errno));
+	close(fd);
+	pid = fork();
+	EXPECT(pid >= 0);
+	if (pid == 0) {
+		/* nobody, with no capabilities left */
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(2);
+		fd = bpf_prog_load(type, "fuse_nobody", "GPL", prog, 2, NULL);
+		_exit(fd >= 0 ? 3 : errno == EPERM ? 0 : 4);
+	}
+	EXPECT(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
+	EXPECT(WEXITSTATUS(status) == 0, "as nobody: %s",
+	       WEXITSTATUS(status) == 3 ? "loaded" : WEXITSTATUS(status) == 4 ? "not EPERM" :
+	       "could not drop privileges");
 	ret = TAP_OK;
 out:
 	return ret;
@@ -847,6 +882,7 @@ out:
 
 static const struct tap_case cases[] = {
 	{ "sysfs_prog_type_and_feature", t_sysfs },
+	{ "loading_needs_cap_bpf", t_load_privilege },
 	{ "prefilter_hides_lookup_and_entry_filter_readdir", t_hide },
 	{ "postfilter_rewrites_lookup_getattr_attrs", t_attrs },
 	{ "prefilter_denies_writes_reads_work", t_deny },
