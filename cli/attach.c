@@ -513,21 +513,15 @@ static int absolute_path(const char *in, char *out, size_t cap)
 static bool is_our_server(pid_t pid)
 {
 	char path[64], buf[4096];
-	int fd;
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	n = read_small(path, buf, sizeof(buf));
 	if (n <= 0)
 		return false;
 	for (ssize_t i = 0; i < n; i++)
 		if (!buf[i])
 			buf[i] = ' ';
-	buf[n] = 0;
 	return strstr(buf, "fusebpfctl") != NULL;
 }
 

@@ -110,6 +110,8 @@ void state_unlock(int fd);
 
 /* fuse-bpf kernel features (sysfs). */
 bool fuse_bpf_supported(void);
+/* Read a small file (sysfs, /proc) into buf, NUL-terminated: its length or -errno. */
+ssize_t read_small(const char *path, char *buf, size_t cap);
 /* The fuse filter program type number (skel/fusebpf_loader.h), or -errno. */
 int cli_prog_type(void);
 

@@ -147,21 +147,13 @@ int mount_recs(struct mount_rec **out)
 bool pid_alive(pid_t pid)
 {
 	char path[64], buf[512], *p;
-	int fd;
-	ssize_t len;
 
 	if (pid <= 0 || (kill(pid, 0) && errno == ESRCH))
 		return false;
 	/* A zombie (its parent has not reaped it yet) does not serve. */
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_small(path, buf, sizeof(buf)) <= 0)
 		return true;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return true;
-	buf[len] = 0;
 	p = strrchr(buf, ')');
 	return !(p && p[1] == ' ' && p[2] == 'Z');
 }

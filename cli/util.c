@@ -255,7 +255,7 @@ void state_unlock(int fd)
 
 #define SYSFS_FEATURE "/sys/fs/fuse/features/fuse_bpf"
 
-static int read_small(const char *path, char *buf, size_t cap)
+ssize_t read_small(const char *path, char *buf, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -263,12 +263,12 @@ static int read_small(const char *path, char *buf, size_t cap)
 	if (fd < 0)
 		return -errno;
 	n = read(fd, buf, cap - 1);
-	close(fd);
 	if (n < 0)
-		return -errno;
-	buf[n] = 0;
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
+		n = -errno;
+	close(fd);
+	if (n >= 0)
+		buf[n] = 0;
+	return n;
 }
 
 bool fuse_bpf_supported(void)
@@ -278,7 +278,10 @@ bool fuse_bpf_supported(void)
 
 	if (force && *force == '1')
 		return false;
-	return read_small(SYSFS_FEATURE, buf, sizeof(buf)) == 0 && strcmp(buf, "supported") == 0;
+	if (read_small(SYSFS_FEATURE, buf, sizeof(buf)) < 0)
+		return false;
+	buf[strcspn(buf, "\n")] = 0;
+	return strcmp(buf, "supported") == 0;
 }
 
 int cli_prog_type(void)

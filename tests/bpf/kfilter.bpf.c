@@ -79,6 +79,13 @@ int hide_secret(struct fuse_bpf_ctx *ctx)
 }
 
 /* LOOKUP and GETATTR results: mode 0640 (type kept), uid 1234, gid 5678. */
+static __always_inline void rewrite(struct fuse_attr *a)
+{
+	a->mode = (a->mode & S_IFMT) | 0640;
+	a->uid = 1234;
+	a->gid = 5678;
+}
+
 SEC("fuse")
 int rewrite_attrs(struct fuse_bpf_ctx *ctx)
 {
@@ -96,18 +103,14 @@ int rewrite_attrs(struct fuse_bpf_ctx *ctx)
 
 		if (fusebpf_get(ctx, FUSE_BPF_OUT_ARG(0), &e) < 0)
 			return -EIO;
-		e.attr.mode = (e.attr.mode & S_IFMT) | 0640;
-		e.attr.uid = 1234;
-		e.attr.gid = 5678;
+		rewrite(&e.attr);
 		return fusebpf_set(ctx, FUSE_BPF_OUT_ARG(0), &e);
 	} else {
 		struct fuse_attr_out a;
 
 		if (fusebpf_get(ctx, FUSE_BPF_OUT_ARG(0), &a) < 0)
 			return -EIO;
-		a.attr.mode = (a.attr.mode & S_IFMT) | 0640;
-		a.attr.uid = 1234;
-		a.attr.gid = 5678;
+		rewrite(&a.attr);
 		return fusebpf_set(ctx, FUSE_BPF_OUT_ARG(0), &a);
 	}
 }
