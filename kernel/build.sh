@@ -10,6 +10,9 @@
 #   kernel/fusebpf.config onto tinyconfig whenever the fragment changes, and
 #   run an incremental `make bzImage` in $FUSEBPF_CACHE/build.
 #
+# One build at a time: the whole run (extract, patch, configure, make) holds
+# an exclusive flock on $FUSEBPF_CACHE/build.lock; a second build waits.
+#
 # Environment: FUSEBPF_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/fusebpf),
 #              KERNEL_TARBALL, JOBS, V=1 for verbose kernel build lines.
 set -euo pipefail
@@ -24,13 +27,26 @@ jobs=${JOBS:-$(nproc)}
 say() { printf '  %-8s %s\n' "$1" "$2"; }
 die() { printf 'kernel/build.sh: %s\n' "$*" >&2; exit 1; }
 
-for tool in git make gcc flex bison bc pahole xz; do
+for tool in git make gcc flex bison bc pahole xz flock; do
 	command -v "$tool" >/dev/null 2>&1 ||
 		die "$tool is missing: run 'make deps' (apt-get install of the build dependencies)"
 done
 [ -r "$tarball" ] || die "$tarball not found: run 'make deps' (Debian package linux-source-6.1)"
 
 mkdir -p "$cache"
+
+# --- 0. one build at a time ------------------------------------------------------
+# The lock covers everything below: extracting and patching rewrite src/,
+# which a running make reads. fd 9 stays open (and locked) in the children,
+# so a make that outlives this script still holds it.
+exec 9>>"$cache/build.lock"
+if ! flock -n 9; then
+	holder=$(cat "$cache/build.lock" 2>/dev/null || true)
+	printf 'kernel/build.sh: waiting for another kernel build (%s) to finish\n' \
+		"${holder:-$cache/build.lock}" >&2
+	flock 9
+fi
+echo "pid $$, since $(date '+%H:%M:%S')" >"$cache/build.lock"
 
 # The Debian point release the series was made on, and the installed one.
 made_on=$(sed -n 's/^# made-on: *//p' "$here/series" | head -n1)
