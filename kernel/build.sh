@@ -10,10 +10,18 @@
 #   kernel/fusebpf.config onto tinyconfig whenever the fragment changes, and
 #   run an incremental `make bzImage` in $FUSEBPF_CACHE/build.
 #
+# Flavours (KERNEL_FLAVOR): both build from the same patched src/.
+#   normal  $FUSEBPF_CACHE/build, tinyconfig + fusebpf.config;
+#           links $FUSEBPF_CACHE/bzImage and vmlinux
+#   debug   $FUSEBPF_CACHE/build-debug, tinyconfig + fusebpf.config +
+#           fusebpf-debug.config (KASAN, lockdep, ...);
+#           links $FUSEBPF_CACHE/bzImage-debug and vmlinux-debug
+#
 # One build at a time: the whole run (extract, patch, configure, make) holds
 # an exclusive flock on $FUSEBPF_CACHE/build.lock; a second build waits.
 #
 # Environment: FUSEBPF_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/fusebpf),
+#              KERNEL_FLAVOR (normal | debug, default normal),
 #              KERNEL_TARBALL, JOBS, V=1 for verbose kernel build lines.
 set -euo pipefail
 
@@ -21,11 +29,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${FUSEBPF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusebpf}
 tarball=${KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 src=$cache/src
-out=$cache/build
 jobs=${JOBS:-$(nproc)}
 
 say() { printf '  %-8s %s\n' "$1" "$2"; }
 die() { printf 'kernel/build.sh: %s\n' "$*" >&2; exit 1; }
+
+flavor=${KERNEL_FLAVOR:-normal}
+case "$flavor" in
+normal)	out=$cache/build sfx= fragments=("$here/fusebpf.config") ;;
+debug)	out=$cache/build-debug sfx=-debug
+	fragments=("$here/fusebpf.config" "$here/fusebpf-debug.config") ;;
+*)	die "KERNEL_FLAVOR must be normal or debug, not '$flavor'" ;;
+esac
 
 for tool in git make gcc flex bison bc pahole xz flock; do
 	command -v "$tool" >/dev/null 2>&1 ||
@@ -37,8 +52,8 @@ mkdir -p "$cache"
 
 # --- 0. one build at a time ------------------------------------------------------
 # The lock covers everything below: extracting and patching rewrite src/,
-# which a running make reads. fd 9 stays open (and locked) in the children,
-# so a make that outlives this script still holds it.
+# which the other flavour's make reads. fd 9 stays open (and locked) in the
+# children, so a make that outlives this script still holds it.
 exec 9>>"$cache/build.lock"
 if ! flock -n 9; then
 	holder=$(cat "$cache/build.lock" 2>/dev/null || true)
@@ -46,7 +61,7 @@ if ! flock -n 9; then
 		"${holder:-$cache/build.lock}" >&2
 	flock 9
 fi
-echo "pid $$, since $(date '+%H:%M:%S')" >"$cache/build.lock"
+echo "pid $$, $flavor flavour, since $(date '+%H:%M:%S')" >"$cache/build.lock"
 
 # The Debian point release the series was made on, and the installed one.
 made_on=$(sed -n 's/^# made-on: *//p' "$here/series" | head -n1)
@@ -55,7 +70,7 @@ installed=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || echo u
 # --- 1. extract once ---------------------------------------------------------
 if [ ! -f "$src/.fusebpf-pristine" ] || [ "$(cat "$src/.fusebpf-pristine")" != "$installed" ]; then
 	say EXTRACT "$tarball ($installed)"
-	rm -rf "$src" "$out"
+	rm -rf "$src" "$cache/build" "$cache/build-debug"
 	mkdir -p "$src"
 	tar -xJf "$tarball" -C "$src" --strip-components=1
 	git -C "$src" init -q
@@ -115,15 +130,17 @@ fi
 
 # --- 3. configuration ----------------------------------------------------------
 mkdir -p "$out"
-cfgstamp=$(cat "$here/fusebpf.config" "$cache/series.stamp" | sha256sum | cut -d' ' -f1)
-if [ ! -f "$out/.config" ] || [ ! -f "$cache/config.stamp" ] || [ "$(cat "$cache/config.stamp")" != "$cfgstamp" ]; then
-	say CONFIG "tinyconfig + kernel/fusebpf.config"
+cfgstamp=$(cat "${fragments[@]}" "$cache/series.stamp" | sha256sum | cut -d' ' -f1)
+cfgfile=$cache/config$sfx.stamp
+names=$(for f in "${fragments[@]}"; do printf ' + kernel/%s' "${f##*/}"; done)
+if [ ! -f "$out/.config" ] || [ ! -f "$cfgfile" ] || [ "$(cat "$cfgfile")" != "$cfgstamp" ]; then
+	say CONFIG "tinyconfig$names"
 	make -s -C "$src" O="$out" ARCH=x86_64 tinyconfig >/dev/null
 	(cd "$src" && KCONFIG_CONFIG="$out/.config" scripts/kconfig/merge_config.sh -m -O "$out" \
-		"$out/.config" "$here/fusebpf.config") >"$cache/config.log" 2>&1 ||
-		{ cat "$cache/config.log" >&2; die "merging the config fragment failed"; }
+		"$out/.config" "${fragments[@]}") >"$cache/config$sfx.log" 2>&1 ||
+		{ cat "$cache/config$sfx.log" >&2; die "merging the config fragments failed"; }
 	make -s -C "$src" O="$out" ARCH=x86_64 olddefconfig >/dev/null
-	# Every =y in the fragment must survive olddefconfig.
+	# Every =y in the fragments must survive olddefconfig.
 	missing=""
 	while IFS= read -r line; do
 		case "$line" in CONFIG_*=y) ;; *) continue ;; esac
@@ -134,18 +151,19 @@ if [ ! -f "$out/.config" ] || [ ! -f "$cache/config.stamp" ] || [ "$(cat "$cache
 		else
 			echo "kernel/build.sh: note: $sym is not defined by this tree (yet)" >&2
 		fi
-	done <"$here/fusebpf.config"
-	[ -z "$missing" ] || die "options in kernel/fusebpf.config did not survive olddefconfig:$missing"
-	echo "$cfgstamp" >"$cache/config.stamp"
+	done < <(cat "${fragments[@]}")
+	[ -z "$missing" ] || die "options in${names# +} did not survive olddefconfig:$missing"
+	echo "$cfgstamp" >"$cfgfile"
 fi
 
 # --- 4. build --------------------------------------------------------------------
 say MAKE "bzImage (-j$jobs) in $out"
-if ! make -C "$src" O="$out" ARCH=x86_64 LOCALVERSION= -j"$jobs" ${V:+V=$V} bzImage >"$cache/make.log" 2>&1; then
-	grep -E -B2 -A6 'error|Error' "$cache/make.log" | tail -n 60 >&2
-	die "kernel build failed; full log: $cache/make.log"
+mlog=$cache/make$sfx.log
+if ! make -C "$src" O="$out" ARCH=x86_64 LOCALVERSION= -j"$jobs" ${V:+V=$V} bzImage >"$mlog" 2>&1; then
+	grep -E -B2 -A6 'error|Error' "$mlog" | tail -n 60 >&2
+	die "kernel build failed; full log: $mlog"
 fi
-grep -E 'warning:' "$cache/make.log" | grep -v 'BTF' | head -n 20 >&2 || true
-ln -sf "$out/arch/x86/boot/bzImage" "$cache/bzImage"
-ln -sf "$out/vmlinux" "$cache/vmlinux"
-say DONE "$(cat "$out/include/config/kernel.release") $cache/bzImage"
+grep -E 'warning:' "$mlog" | grep -v 'BTF' | head -n 20 >&2 || true
+ln -sf "$out/arch/x86/boot/bzImage" "$cache/bzImage$sfx"
+ln -sf "$out/vmlinux" "$cache/vmlinux$sfx"
+say DONE "$(cat "$out/include/config/kernel.release") $cache/bzImage$sfx"
