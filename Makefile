@@ -104,6 +104,15 @@ $(KFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_
 $(BUILD)/tests/guest/bpf: $(BUILD)/tests/kfilter.skel.h $(BUILD)/tests/kfilter_oob.bpf.o tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 $(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
 
+# tests/guest/harden_flt: issue 10's filter and backing-mount cases, with the
+# filter tests/bpf/hfilter.bpf.c (built like kfilter).
+$(BUILD)/tests/hfilter.bpf.o: tests/bpf/hfilter.bpf.c skel/vmlinux.h $(BPF_HEADERS)
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FILTER_CFLAGS) -c $< -o $@
+$(BUILD)/tests/guest/harden_flt: $(BUILD)/tests/hfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+LIBS_harden_flt := -luring -laio
+
 # --- fusebpfctl (cli/) ------------------------------------------------------------
 # make cli builds build/fusebpfctl. Built-in filters come from skel/<f>.skel.h
 # when they exist at build time (make bpf), else from <f>.bpf.o on disk.

@@ -1,0 +1,1540 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Issue 10, the filter and backing-mount side (docs: /work/harden-spec.md):
+ * what a filter returns and rewrites, and how the backing mount's flags,
+ * inode flags, freezes and overmounts apply through a view. Every case
+ * mounts its own view (root_dir= a backing filesystem of its own, root_bpf=
+ * tests/bpf/hfilter.bpf.c, steered per opcode through its cfg map) under a
+ * tmpfs of its own in /tmp, and takes everything down again.
+ *
+ * The cases marked CRASHES crash the kernel without the fixes: run them
+ * alone there (argv[1] selects cases by name).
+ */
+#define _GNU_SOURCE
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <libaio.h>
+#include <liburing.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "fusebpf_uapi.h"
+#include "hfilter.skel.h"
+#include "tap.h"
+#include "tfuse.h"
+
+#ifndef FUSE_PREFILTER
+#define FUSE_PREFILTER 0x10000
+#define FUSE_POSTFILTER 0x20000
+#endif
+#define FUSE_BPF_USER_FILTER 1
+
+/* tests/bpf/hfilter.bpf.c: cfg flags, note slots (keep in step) */
+#define HF_PRE_RET	1
+#define HF_POST		2
+#define HF_SETARG	4
+#define HF_ACCESS_DROP	8
+#define HF_LSEEK	16
+#define HF_FALLOC	32
+
+#define NOTE_NOT_BLOCK	0
+#define NOTE_ECHILD	1
+#define NOTE_WRITE_OFF	2
+#define NOTE_WRITE_SIZE	3
+#define NOTE_ACCESS	4
+#define NOTE_POST_ERR	5
+
+#define MAY_NOT_BLOCK	0x80
+#define SETARG_UNSET	12345
+
+struct hf_cfg {
+	__u32 flags;
+	__s32 pre_ret;
+	__s32 post_ret;
+	__u32 pad;
+};
+
+/* What the served mounts' server is told and saw (shared memory). */
+struct hf_srv {
+	uint32_t mknod_mode;	/* MKNOD prefilter: reply with this mode (0: echo) */
+	uint32_t rename_add;	/* RENAME2 prefilter: flags added */
+	uint32_t readdir_size;	/* READDIR prefilter: size replied (0: echo) */
+	uint32_t access, access_not_block, mknod, rename2, readdir, other;
+};
+
+enum hf_kind { HF_TMPFS, HF_EXT4 };
+
+/* One case's world; each case runs in a process of its own. */
+static struct {
+	char dir[64];		/* /tmp/hf-XXXXXX, a tmpfs */
+	char back[96];		/* the backing filesystem */
+	char root[96];		/* the view's root_dir: back, or a bind mount of it */
+	char mnt[96];		/* the view */
+	char img[96];		/* ext4 image */
+	char mounts[6][128];	/* unmounted in reverse order */
+	int nmounts;
+	bool view, frozen;
+	pid_t server;
+	struct hfilter_bpf *skel;
+	struct hf_srv *srv;
+} E;
+
+/* --- paths, files ------------------------------------------------------------- */
+
+static const char *at(const char *dir, const char *name)
+{
+	static char buf[8][256];
+	static int n;
+	char *p = buf[n++ % 8];
+
+	snprintf(p, 256, "%s/%s", dir, name);
+	return p;
+}
+
+#define M(name) at(E.mnt, name)
+#define B(name) at(E.back, name)
+
+/* The whole content of path in buf (NUL-terminated), or "<errno text>". */
+static const char *content(const char *path)
+{
+	static char buf[4][256];
+	static int n;
+	char *p = buf[n++ % 4];
+	long r = read_file(path, p, 256);
+
+	if (r < 0)
+		snprintf(p, 256, "<%s>", strerror(-r));
+	return p;
+}
+
+/* -1 and errno err from the expression, else a message in why. */
+#define FAILS(expr, err) ((errno = 0, (long)(expr)) == -1 && errno == (err))
+
+/* A listing of the backing tree (names, modes, sizes, times, owners). */
+static int snapshot(const char *out)
+{
+	return run("cd %s && find . -printf '%%p %%y %%m %%s %%T@ %%u %%g\\n' | sort > %s", E.back,
+		   out);
+}
+
+static int same_snapshot(const char *a, const char *b)
+{
+	return run("diff %s %s >&2", a, b);
+}
+
+/* --- the filter ------------------------------------------------------------- */
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
+}
+
+static int load_filter(void)
+{
+	struct bpf_program *p;
+	char buf[32];
+	int type;
+
+	if (read_file("/sys/fs/fuse/bpf_prog_type_fuse", buf, sizeof(buf)) <= 0)
+		return -ENOENT;
+	type = atoi(buf);
+	libbpf_set_print(libbpf_quiet);
+	if (libbpf_register_prog_handler("fuse", type, 0, NULL) < 0)
+		return -EINVAL;
+	E.skel = hfilter_bpf__open();
+	if (!E.skel)
+		return -errno;
+	bpf_object__for_each_program(p, E.skel->obj)
+		bpf_program__set_type(p, type);
+	return hfilter_bpf__load(E.skel);
+}
+
+static int set_cfg(uint32_t op, uint32_t flags, int pre_ret, int post_ret)
+{
+	struct hf_cfg c = { .flags = flags, .pre_ret = pre_ret, .post_ret = post_ret };
+
+	return bpf_map_update_elem(bpf_map__fd(E.skel->maps.cfg), &op, &c, BPF_ANY);
+}
+
+static long long map_get(struct bpf_map *map, uint32_t key)
+{
+	long long v = -999999;
+
+	bpf_map_lookup_elem(bpf_map__fd(map), &key, &v);
+	return v;
+}
+
+static void map_put(struct bpf_map *map, uint32_t key, long long v)
+{
+	bpf_map_update_elem(bpf_map__fd(map), &key, &v, BPF_ANY);
+}
+
+#define NOTE(slot) map_get(E.skel->maps.note, slot)
+#define SETARG(op) map_get(E.skel->maps.setarg_ret, op)
+#define PRE_RUNS(op) map_get(E.skel->maps.pre_runs, op)
+#define POST_RUNS(op) map_get(E.skel->maps.post_runs, op)
+
+/* --- the server of served views: prefilters handed to it ---------------------- */
+
+static int srv_prefilter(int fd, struct tfuse_req *req)
+{
+	uint32_t op = req->h->opcode & 0xffff;
+	struct hf_srv *s = E.srv;
+	uint64_t u = req->h->unique;
+
+	if (op == FUSE_ACCESS) {
+		struct fuse_access_in ai = *(struct fuse_access_in *)req->arg;
+
+		__atomic_add_fetch(&s->access, 1, __ATOMIC_SEQ_CST);
+		if (ai.mask & MAY_NOT_BLOCK)
+			__atomic_add_fetch(&s->access_not_block, 1, __ATOMIC_SEQ_CST);
+		return tfuse_reply(fd, u, 0, &ai, sizeof(ai));
+	}
+	if (op == FUSE_MKNOD) {
+		struct fuse_mknod_in mi = *(struct fuse_mknod_in *)req->arg;
+
+		s->mknod++;
+		if (s->mknod_mode)
+			mi.mode = s->mknod_mode;
+		return tfuse_reply(fd, u, 0, &mi, sizeof(mi));
+	}
+	if (op == FUSE_RENAME2) {
+		struct fuse_rename2_in ri = *(struct fuse_rename2_in *)req->arg;
+
+		s->rename2++;
+		ri.flags |= s->rename_add;
+		return tfuse_reply(fd, u, 0, &ri, sizeof(ri));
+	}
+	if (op == FUSE_READDIR) {
+		struct fuse_read_in ri = *(struct fuse_read_in *)req->arg;
+
+		s->readdir++;
+		if (s->readdir_size)
+			ri.size = s->readdir_size;
+		return tfuse_reply(fd, u, 0, &ri, sizeof(ri));
+	}
+	s->other++;
+	return tfuse_reply(fd, u, -ENOSYS, NULL, 0);
+}
+
+static int srv_handler(int fd, struct tfuse_req *req, void *ctx)
+{
+	uint32_t op = req->h->opcode;
+	(void)ctx;
+
+	if (op & FUSE_PREFILTER)
+		return srv_prefilter(fd, req);
+	if (op == FUSE_FORGET || op == FUSE_BATCH_FORGET || op == FUSE_INTERRUPT)
+		return 0;
+	E.srv->other++;
+	return tfuse_reply(fd, req->h->unique, -ENOSYS, NULL, 0);
+}
+
+/* --- set-up and tear-down ------------------------------------------------------- */
+
+static int push_mount(const char *path)
+{
+	size_t len = strnlen(path, sizeof(E.mounts[0]) - 1);
+
+	if (E.nmounts == 6)
+		return -ENOSPC;
+	memmove(E.mounts[E.nmounts], path, len);
+	E.mounts[E.nmounts++][len] = 0;
+	return 0;
+}
+
+/*
+ * A tmpfs at E.dir, the backing filesystem at E.back (mount options opts,
+ * e.g. "nodev"), the filter loaded. 0 or -errno; hf_teardown() always.
+ */
+static int hf_setup(enum hf_kind kind, const char *opts)
+{
+	const char *sep = opts && *opts ? "," : "";
+	int rc;
+
+	opts = opts ? opts : "";
+	E.server = -1;
+	strcpy(E.dir, "/tmp/hf-XXXXXX");
+	if (!mkdtemp(E.dir))
+		return -errno;
+	if (mount("tmpfs", E.dir, "tmpfs", 0, "mode=0755,size=200m"))
+		return -errno;
+	push_mount(E.dir);
+	snprintf(E.back, sizeof(E.back), "%s/back", E.dir);
+	snprintf(E.root, sizeof(E.root), "%s", E.back);
+	snprintf(E.mnt, sizeof(E.mnt), "%s/mnt", E.dir);
+	snprintf(E.img, sizeof(E.img), "%s/ext4.img", E.dir);
+	if (mkdir(E.back, 0755) || mkdir(E.mnt, 0755))
+		return -errno;
+	if (kind == HF_EXT4)
+		rc = run("truncate -s 64M %s && mkfs.ext4 -q -F -b 4096 %s && mount -o loop%s%s %s %s",
+			 E.img, E.img, sep, opts, E.img, E.back);
+	else
+		rc = run("mount -t tmpfs -o mode=0755%s%s tmpfs %s", sep, opts, E.back);
+	if (rc)
+		return -EIO;
+	push_mount(E.back);
+	E.srv = mmap(NULL, sizeof(*E.srv), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (E.srv == MAP_FAILED)
+		return -ENOMEM;
+	return load_filter();
+}
+
+/* Mount the view of E.root; served: with a server (srv_handler), else no_daemon. */
+static int hf_mount(bool served)
+{
+	char opts[160];
+	int dirfd, fd;
+
+	dirfd = open(E.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	snprintf(opts, sizeof(opts), "root_dir=%d,root_bpf=%d,allow_other%s", dirfd,
+		 bpf_program__fd(E.skel->progs.hf), served ? "" : ",no_daemon");
+	fd = tfuse_mount(E.mnt, opts);
+	close(dirfd);
+	if (fd < 0)
+		return fd;
+	E.view = true;
+	if (served)
+		E.server = tfuse_spawn(fd, srv_handler, NULL);
+	close(fd);
+	return served && E.server < 0 ? -ECHILD : 0;
+}
+
+static int hf_unmount_view(void)
+{
+	if (!E.view)
+		return 0;
+	E.view = false;
+	tfuse_stop(E.mnt, E.server);
+	E.server = -1;
+	return 0;
+}
+
+/* Undo everything; -EBUSY when the backing filesystem could not be unmounted. */
+static int hf_teardown(void)
+{
+	int rc = 0;
+
+	if (E.frozen)
+		run("fsfreeze -u %s", E.back);
+	hf_unmount_view();
+	for (int i = E.nmounts - 1; i >= 0; i--) {
+		if (!umount2(E.mounts[i], 0))
+			continue;
+		if (!strcmp(E.mounts[i], E.back))
+			rc = -errno;
+		printf("umount %s: %s; detaching\n", E.mounts[i], strerror(errno));
+		umount2(E.mounts[i], MNT_DETACH);
+	}
+	if (E.dir[0] && strcmp(E.dir, "/tmp/hf-XXXXXX"))
+		rmdir(E.dir);
+	hfilter_bpf__destroy(E.skel);
+	E.skel = NULL;
+	return rc;
+}
+
+#define SETUP(kind, opts)                                                          \
+	do {                                                                       \
+		int __e = hf_setup(kind, opts);                                    \
+		if (__e == -ENOENT)                                                \
+			SKIP("no /sys/fs/fuse/bpf_prog_type_fuse: no fuse-bpf filters"); \
+		EXPECT(__e == 0, "setting up: %s", strerror(-__e));                \
+	} while (0)
+
+/* --- running programs ------------------------------------------------------------ */
+
+/*
+ * Run argv[0] (as uid when uid != 0) with its stdout in out; its exit
+ * status (< 100), or -errno when execve failed.
+ */
+static int try_exec(char *const argv[], uid_t uid, char *out, size_t cap)
+{
+	int p[2], status;
+	ssize_t n = 0, r;
+	pid_t pid;
+
+	if (pipe(p))
+		return -EPIPE;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+			    setresuid(uid, uid, uid)))
+			_exit(99);
+		execv(argv[0], argv);
+		_exit(100 + (errno & 0x7f));
+	}
+	close(p[1]);
+	while (out && (size_t)n + 1 < cap && (r = read(p[0], out + n, cap - 1 - n)) > 0)
+		n += r;
+	if (out)
+		out[n] = 0;
+	close(p[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -ECHILD;
+	return WEXITSTATUS(status) >= 100 ? -(WEXITSTATUS(status) - 100) : WEXITSTATUS(status);
+}
+
+/* --- items 3 and 13: READ/WRITE postfilter verdicts are ignored ---------------- */
+
+#define IO_LEN 4096
+
+/* ext4 backing, READ and WRITE postfilters that return -EPERM; f has 8 KiB of 'a'. */
+static int rw_post_setup(void)
+{
+	char buf[2 * IO_LEN];
+	int rc;
+
+	rc = hf_setup(HF_EXT4, NULL);
+	if (rc)
+		return rc;
+	memset(buf, 'a', sizeof(buf));
+	if (write_file(B("f"), buf, sizeof(buf)))
+		return -EIO;
+	if (set_cfg(FUSE_READ, HF_POST, 0, -EPERM) || set_cfg(FUSE_WRITE, HF_POST, 0, -EPERM))
+		return -EIO;
+	return hf_mount(false);
+}
+
+static void *aligned(int c)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, IO_LEN, IO_LEN))
+		return NULL;
+	memset(p, c, IO_LEN);
+	return p;
+}
+
+/* The backing file has 'b' at [0, 4096) and 'a' after (what the writes put there). */
+static int backing_is_ba(void)
+{
+	char buf[2 * IO_LEN + 1];
+	long n = read_file(B("f"), buf, sizeof(buf));
+
+	if (n != 2 * IO_LEN)
+		return printf("backing f has %ld bytes\n", n), -1;
+	for (int i = 0; i < 2 * IO_LEN; i++)
+		if (buf[i] != (i < IO_LEN ? 'b' : 'a'))
+			return printf("backing f: byte %d is '%c'\n", i, buf[i]), -1;
+	return 0;
+}
+
+/*
+ * Sync read and write with a postfilter that fails them: the byte counts,
+ * the data and the file position are the backing's (items 3, 13).
+ */
+static int t_rw_post_sync(void)
+{
+	int ret = TAP_FAIL, fd = -1, rc;
+	char buf[IO_LEN];
+
+	rc = rw_post_setup();
+	if (rc == -ENOENT)
+		SKIP("no fuse-bpf filters");
+	EXPECT(rc == 0, "setting up: %s", strerror(-rc));
+	fd = open(M("f"), O_RDWR);
+	EXPECT(fd >= 0, "open: %s", strerror(errno));
+	memset(buf, 'b', sizeof(buf));
+	errno = 0;
+	rc = write(fd, buf, IO_LEN);
+	EXPECT(rc == IO_LEN, "write: %d (%s): the postfilter's EPERM counted", rc, strerror(errno));
+	EXPECT(lseek(fd, 0, SEEK_CUR) == IO_LEN, "position %lld after the write",
+	       (long long)lseek(fd, 0, SEEK_CUR));
+	rc = read(fd, buf, IO_LEN);
+	EXPECT(rc == IO_LEN, "read: %d (%s)", rc, strerror(errno));
+	EXPECT(buf[0] == 'a' && buf[IO_LEN - 1] == 'a', "read the wrong data");
+	EXPECT(lseek(fd, 0, SEEK_CUR) == 2 * IO_LEN);
+	EXPECT(POST_RUNS(FUSE_READ) >= 1 && POST_RUNS(FUSE_WRITE) >= 1,
+	       "postfilters: %lld READ, %lld WRITE", POST_RUNS(FUSE_READ), POST_RUNS(FUSE_WRITE));
+	close(fd);
+	fd = -1;
+	EXPECT(backing_is_ba() == 0);
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (hf_teardown())
+		ret = TAP_FAIL;
+	return ret;
+}
+
+/* One libaio request on fd; its result. */
+static long aio_one(int fd, bool write, void *buf, long long off)
+{
+	io_context_t ctx = 0;
+	struct iocb cb, *cbs[1] = { &cb };
+	struct io_event ev;
+	struct timespec ts = { .tv_sec = 20 };
+	long res;
+	int rc;
+
+	rc = io_setup(4, &ctx);
+	if (rc)
+		return printf("io_setup: %s\n", strerror(-rc)), -10000;
+	if (write)
+		io_prep_pwrite(&cb, fd, buf, IO_LEN, off);
+	else
+		io_prep_pread(&cb, fd, buf, IO_LEN, off);
+	rc = io_submit(ctx, 1, cbs);
+	if (rc != 1) {
+		io_destroy(ctx);
+		return printf("io_submit: %d (%s)\n", rc, strerror(-rc)), -10001;
+	}
+	rc = io_getevents(ctx, 1, 1, &ev, &ts);
+	res = rc == 1 ? (long)ev.res : -10002;
+	io_destroy(ctx);
+	return res;
+}
+
+/* libaio O_DIRECT on ext4 (queued) with failing postfilters: 4096 each, data right. CRASHES old. */
+static int t_rw_post_libaio(void)
+{
+	int ret = TAP_FAIL, fd = -1, rc;
+	char *w = NULL, *r = NULL;
+	long res;
+
+	rc = rw_post_setup();
+	if (rc == -ENOENT)
+		SKIP("no fuse-bpf filters");
+	EXPECT(rc == 0, "setting up: %s", strerror(-rc));
+	w = aligned('b');
+	r = aligned(0);
+	EXPECT(w && r);
+	fd = open(M("f"), O_RDWR | O_DIRECT);
+	EXPECT(fd >= 0, "open O_DIRECT: %s", strerror(errno));
+	res = aio_one(fd, true, w, 0);
+	EXPECT(res == IO_LEN, "libaio write: %ld", res);
+	res = aio_one(fd, false, r, IO_LEN);
+	EXPECT(res == IO_LEN, "libaio read: %ld", res);
+	EXPECT(r[0] == 'a' && r[IO_LEN - 1] == 'a', "read the wrong data");
+	res = aio_one(fd, false, r, 0);
+	EXPECT(res == IO_LEN && r[0] == 'b' && r[IO_LEN - 1] == 'b', "read back the write: %ld", res);
+	close(fd);
+	fd = -1;
+	EXPECT(backing_is_ba() == 0);
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(w);
+	free(r);
+	if (hf_teardown())
+		ret = TAP_FAIL;
+	return ret;
+}
+
+static int uring_one(struct io_uring *ring, int fd, bool write, void *buf, long long off)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int res;
+
+	if (!sqe)
+		return -10000;
+	if (write)
+		io_uring_prep_write(sqe, fd, buf, IO_LEN, off);
+	else
+		io_uring_prep_read(sqe, fd, buf, IO_LEN, off);
+	if (io_uring_submit(ring) != 1 || io_uring_wait_cqe(ring, &cqe))
+		return -10001;
+	res = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return res;
+}
+
+/* io_uring O_DIRECT on ext4 with failing postfilters: 4096 each, data right. CRASHES old. */
+static int t_rw_post_io_uring(void)
+{
+	int ret = TAP_FAIL, fd = -1, rc, res;
+	struct io_uring ring;
+	bool ring_up = false;
+	char *w = NULL, *r = NULL;
+
+	rc = rw_post_setup();
+	if (rc == -ENOENT)
+		SKIP("no fuse-bpf filters");
+	EXPECT(rc == 0, "setting up: %s", strerror(-rc));
+	rc = io_uring_queue_init(8, &ring, 0);
+	EXPECT(rc == 0, "io_uring_queue_init: %s", strerror(-rc));
+	ring_up = true;
+	w = aligned('b');
+	r = aligned(0);
+	EXPECT(w && r);
+	fd = open(M("f"), O_RDWR | O_DIRECT);
+	EXPECT(fd >= 0, "open O_DIRECT: %s", strerror(errno));
+	res = uring_one(&ring, fd, true, w, 0);
+	EXPECT(res == IO_LEN, "io_uring write: %d", res);
+	res = uring_one(&ring, fd, false, r, IO_LEN);
+	EXPECT(res == IO_LEN, "io_uring read: %d", res);
+	EXPECT(r[0] == 'a' && r[IO_LEN - 1] == 'a', "read the wrong data");
+	res = uring_one(&ring, fd, false, r, 0);
+	EXPECT(res == IO_LEN && r[0] == 'b' && r[IO_LEN - 1] == 'b', "read back the write: %d", res);
+	close(fd);
+	fd = -1;
+	EXPECT(backing_is_ba() == 0);
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (ring_up)
+		io_uring_queue_exit(&ring);
+	free(w);
+	free(r);
+	if (hf_teardown())
+		ret = TAP_FAIL;
+	return ret;
+}
+
+/* --- item 4: filter return values ------------------------------------------------ */
+
+/* stat(path) with GETATTR's prefilter returning val: -errno of the stat, or 0. */
+static int stat_with_getattr_ret(const char *path, int val)
+{
+	struct stat st;
+
+	if (set_cfg(FUSE_GETATTR, HF_PRE_RET, val, 0))
+		return -10000;
+	errno = 0;
+	return stat(path, &st) ? -errno : 0;
+}
+
+/*
+ * Kernel-internal errnos (-512 ERESTARTSYS, -4095) give EIO; errnos a
+ * syscall may return (-511, -1) pass through as they are (item 4).
+ */
+static int t_ret_values(void)
+{
+	static const struct { int val, want; } v[] = {
+		{ -512, -EIO }, { -4095, -EIO }, { -516, -EIO }, { -511, -511 }, { -1, -EPERM },
+	};
+	int ret = TAP_FAIL, bad = 0;
+	struct stat st;
+
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(write_file(B("f"), "data\n", 5) == 0);
+	EXPECT(hf_mount(false) == 0);
+	EXPECT(stat(M("f"), &st) == 0, "%s", strerror(errno));
+	for (unsigned int i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		int got = stat_with_getattr_ret(M("f"), v[i].val);
+
+		if (got != v[i].want) {
+			printf("GETATTR prefilter returning %d: stat gave %d, want %d\n", v[i].val, got,
+			       v[i].want);
+			bad++;
+		}
+	}
+	EXPECT(!bad);
+	EXPECT(set_cfg(FUSE_GETATTR, 0, 0, 0) == 0);
+	EXPECT(stat(M("f"), &st) == 0 && st.st_size == 5, "stat with the filter passing");
+	ret = TAP_OK;
+out:
+	hf_teardown();
+	return ret;
+}
+
+/* -EIOCBQUEUED (-529) from a READ prefilter: read fails EIO. CRASHES old (BUG_ON). */
+static int t_ret_eiocbqueued_read(void)
+{
+	int ret = TAP_FAIL, fd = -1;
+	char buf[16];
+	ssize_t n;
+
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(write_file(B("f"), "data\n", 5) == 0);
+	EXPECT(hf_mount(false) == 0);
+	fd = open(M("f"), O_RDONLY);
+	EXPECT(fd >= 0, "%s", strerror(errno));
+	EXPECT(set_cfg(FUSE_READ, HF_PRE_RET, -529, 0) == 0);
+	errno = 0;
+	n = read(fd, buf, sizeof(buf));
+	EXPECT(n == -1 && errno == EIO, "read: %zd (%s)", n, strerror(errno));
+	EXPECT(set_cfg(FUSE_READ, 0, 0, 0) == 0);
+	EXPECT(pread(fd, buf, sizeof(buf), 0) == 5 && !memcmp(buf, "data\n", 5));
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	hf_teardown();
+	return ret;
+}
+
+/* --- item 5: no filter in RCU path walk --------------------------------------------- */
+
+/*
+ * cwd in a filtered directory whose filter hands ACCESS to the server: a
+ * relative stat() and symlink follow start in RCU walk; no filter (and no
+ * server request) may run there (MAY_NOT_BLOCK in the mask), and a
+ * postfilter never sees -ECHILD. The results are the backing's (item 5).
+ */
+static int t_rcu_walk(void)
+{
+	int ret = TAP_FAIL, cwd = -1;
+	char link[64];
+	struct stat st;
+	ssize_t n;
+
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(run("mkdir %s/d && printf 12345 > %s/d/file && ln -s file %s/d/link", E.back, E.back,
+		   E.back) == 0);
+	EXPECT(set_cfg(FUSE_ACCESS, HF_PRE_RET, FUSE_BPF_USER_FILTER, 0) == 0);
+	EXPECT(set_cfg(FUSE_READLINK, HF_POST, 0, 0) == 0);
+	EXPECT(set_cfg(FUSE_GETATTR, HF_POST, 0, 0) == 0);
+	EXPECT(hf_mount(true) == 0);
+	cwd = open(".", O_RDONLY | O_DIRECTORY);
+	EXPECT(chdir(M("d")) == 0, "chdir: %s", strerror(errno));
+	for (int i = 0; i < 20; i++) {
+		EXPECT(stat("file", &st) == 0 && st.st_size == 5, "stat file: %s", strerror(errno));
+		EXPECT(stat("link", &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 5,
+		       "stat link: %s", strerror(errno));
+		EXPECT(lstat("link", &st) == 0 && S_ISLNK(st.st_mode));
+		n = readlink("link", link, sizeof(link));
+		EXPECT(n == 4 && !memcmp(link, "file", 4), "readlink: %zd", n);
+		EXPECT(!strcmp(content("link"), "12345"), "through the link: %s", content("link"));
+	}
+	EXPECT(E.srv->access > 0, "the server got no ACCESS prefilter");
+	EXPECT(E.srv->access_not_block == 0 && NOTE(NOTE_NOT_BLOCK) == 0,
+	       "filters ran in RCU walk: %u of %u server ACCESS requests, %lld of %lld BPF ACCESS "
+	       "prefilters had MAY_NOT_BLOCK", E.srv->access_not_block, E.srv->access,
+	       NOTE(NOTE_NOT_BLOCK), NOTE(NOTE_ACCESS));
+	EXPECT(NOTE(NOTE_ECHILD) == 0, "%lld postfilters saw -ECHILD", NOTE(NOTE_ECHILD));
+	ret = TAP_OK;
+out:
+	if (cwd >= 0) {
+		if (fchdir(cwd))
+			chdir("/");
+		close(cwd);
+	}
+	hf_teardown();
+	return ret;
+}
+
+/* --- item 6: read-only and frozen backing mounts ------------------------------------- */
+
+struct mut_op {
+	const char *what;
+	long (*fn)(void);
+};
+
+static long op_unlink(void) { return unlink(M("f")); }
+static long op_mkdir(void) { return mkdir(M("newdir"), 0755); }
+static long op_rmdir(void) { return rmdir(M("d")); }
+static long op_rename(void) { return rename(M("f"), M("moved")); }
+static long op_create(void) { return open(M("new"), O_WRONLY | O_CREAT, 0644); }
+static long op_open_w(void) { return open(M("f"), O_WRONLY); }
+static long op_link(void) { return link(M("f"), M("hard")); }
+static long op_symlink(void) { return symlink("f", M("sym")); }
+static long op_mknod(void) { return mknod(M("fifo"), S_IFIFO | 0644, 0); }
+static long op_chmod(void) { return chmod(M("f"), 0600); }
+static long op_chown(void) { return chown(M("f"), 1, 1); }
+static long op_truncate(void) { return truncate(M("f"), 1); }
+static long op_setxattr(void) { return setxattr(M("f"), "trusted.k", "w", 1, 0); }
+static long op_removexattr(void) { return removexattr(M("f"), "trusted.k"); }
+
+static long op_utimes(void)
+{
+	struct timeval tv[2] = { { .tv_sec = 1000 }, { .tv_sec = 2000 } };
+
+	return utimes(M("f"), tv);
+}
+
+static const struct mut_op mut_ops[] = {
+	{ "unlink", op_unlink }, { "mkdir", op_mkdir }, { "rmdir", op_rmdir },
+	{ "rename", op_rename }, { "create", op_create }, { "open O_WRONLY", op_open_w },
+	{ "link", op_link }, { "symlink", op_symlink }, { "mknod", op_mknod },
+	{ "utimes", op_utimes }, { "chmod", op_chmod }, { "chown", op_chown },
+	{ "truncate", op_truncate }, { "setxattr", op_setxattr },
+	{ "removexattr", op_removexattr },
+};
+
+/* Each op must fail with err; prints every one that does not. The count of those. */
+static int ops_fail_with(int err)
+{
+	int bad = 0;
+
+	for (unsigned int i = 0; i < sizeof(mut_ops) / sizeof(mut_ops[0]); i++) {
+		long r;
+
+		errno = 0;
+		r = mut_ops[i].fn();
+		if (r == -1 && errno == err)
+			continue;
+		printf("%s: %ld (%s), not %s\n", mut_ops[i].what, r, r == -1 ? strerror(errno) : "ok",
+		       strerror(err));
+		if (r >= 0 && !strcmp(mut_ops[i].what, "create"))
+			close(r);
+		if (r >= 0 && !strcmp(mut_ops[i].what, "open O_WRONLY"))
+			close(r);
+		bad++;
+	}
+	return bad;
+}
+
+/*
+ * A view of a read-only bind mount of the backing: every mutating op fails
+ * EROFS and the backing is unchanged; reads work (item 6).
+ */
+static int t_ro_bind(void)
+{
+	char before[128], after[128], v[8];
+	int ret = TAP_FAIL, bad;
+
+	SETUP(HF_TMPFS, NULL);
+	snprintf(before, sizeof(before), "%s/before", E.dir);
+	snprintf(after, sizeof(after), "%s/after", E.dir);
+	EXPECT(run("cd %s && echo data > f && mkdir d && setfattr -n trusted.k -v v f", E.back) == 0);
+	snprintf(E.root, sizeof(E.root), "%s/ro", E.dir);
+	EXPECT(mkdir(E.root, 0755) == 0);
+	EXPECT(mount(E.back, E.root, NULL, MS_BIND, NULL) == 0, "bind: %s", strerror(errno));
+	push_mount(E.root);
+	EXPECT(mount(NULL, E.root, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) == 0,
+	       "remount ro: %s", strerror(errno));
+	EXPECT(FAILS(unlink(at(E.root, "f")), EROFS), "the bind mount is not read-only");
+	EXPECT(snapshot(before) == 0);
+	EXPECT(hf_mount(false) == 0);
+	bad = ops_fail_with(EROFS);
+	EXPECT(!strcmp(content(M("f")), "data\n"), "read: %s", content(M("f")));
+	EXPECT(getxattr(M("f"), "trusted.k", v, sizeof(v)) == 1 && v[0] == 'v', "getxattr: %s",
+	       strerror(errno));
+	EXPECT(snapshot(after) == 0);
+	EXPECT(same_snapshot(before, after) == 0, "the backing changed");
+	EXPECT(getxattr(B("f"), "trusted.k", v, sizeof(v)) == 1 && v[0] == 'v', "xattr changed");
+	EXPECT(bad == 0, "%d ops were not refused with EROFS", bad);
+	ret = TAP_OK;
+out:
+	hf_teardown();
+	return ret;
+}
+
+/* The child: unlink m/f1 and mkdir m/d1; exits 0, or the errno of the first failure. */
+static pid_t frozen_child(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (unlink(M("f1")))
+			_exit(errno);
+		if (mkdir(M("d1"), 0755))
+			_exit(errno);
+		_exit(0);
+	}
+	return pid;
+}
+
+/* fsfreeze -f on an ext4 backing: unlink and mkdir through the view wait for the thaw (item 6). */
+static int t_frozen_backing(void)
+{
+	int ret = TAP_FAIL, status;
+	pid_t child = -1;
+	struct stat st;
+
+	SETUP(HF_EXT4, NULL);
+	EXPECT(write_file(B("f1"), "x", 1) == 0);
+	EXPECT(hf_mount(false) == 0);
+	EXPECT(stat(M("f1"), &st) == 0);
+	EXPECT(run("fsfreeze -f %s", E.back) == 0, "fsfreeze -f failed");
+	E.frozen = true;
+	child = frozen_child();
+	EXPECT(child > 0);
+	usleep(700000);
+	EXPECT(waitpid(child, &status, WNOHANG) == 0,
+	       "unlink/mkdir through the view did not wait for the frozen backing (exit %d)",
+	       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	EXPECT(stat(B("f1"), &st) == 0, "f1 was unlinked on the frozen filesystem");
+	EXPECT(run("fsfreeze -u %s", E.back) == 0);
+	E.frozen = false;
+	EXPECT(waitpid(child, &status, 0) == child);
+	child = -1;
+	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "after the thaw: %s",
+	       WIFEXITED(status) ? strerror(WEXITSTATUS(status)) : "killed");
+	EXPECT(FAILS(stat(B("f1"), &st), ENOENT) && stat(B("d1"), &st) == 0 && S_ISDIR(st.st_mode));
+	ret = TAP_OK;
+out:
+	if (E.frozen)
+		run("fsfreeze -u %s", E.back);
+	E.frozen = false;
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	hf_teardown();
+	return ret;
+}
+
+/* truncate(view/bin) of a backing binary being executed directly: ETXTBSY (item 6). */
+static int t_truncate_running(void)
+{
+	int ret = TAP_FAIL, status;
+	struct stat before, st;
+	pid_t pid = -1;
+
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(run("cp /bin/sleep %s/bin", E.back) == 0);
+	EXPECT(stat(B("bin"), &before) == 0);
+	EXPECT(hf_mount(false) == 0);
+	pid = fork();
+	if (pid == 0) {
+		execl(B("bin"), "bin", "30", NULL);
+		_exit(127);
+	}
+	EXPECT(pid > 0);
+	/* until it runs: a write open of the backing then fails ETXTBSY */
+	for (int i = 0; i < 100; i++) {
+		int fd = open(B("bin"), O_WRONLY);
+
+		if (fd < 0 && errno == ETXTBSY)
+			break;
+		if (fd >= 0)
+			close(fd);
+		usleep(20000);
+	}
+	EXPECT(FAILS(open(B("bin"), O_WRONLY), ETXTBSY), "the binary does not run");
+	errno = 0;
+	EXPECT(FAILS(truncate(M("bin"), 0), ETXTBSY), "truncate through the view: %s",
+	       strerror(errno));
+	EXPECT(stat(B("bin"), &st) == 0 && st.st_size == before.st_size, "size now %lld",
+	       (long long)st.st_size);
+	ret = TAP_OK;
+out:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	hf_teardown();
+	return ret;
+}
+
+/* --- item 7: overmounts ------------------------------------------------------------- */
+
+/*
+ * A tmpfs mounted on backing/sub hides backing/sub/secret; through the
+ * view, sub and everything under it fail EXDEV, and readdir still lists sub.
+ */
+static int t_overmount(void)
+{
+	int ret = TAP_FAIL, found = 0;
+	char cover[128];
+	struct dirent *de;
+	struct stat st;
+	DIR *d = NULL;
+
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(run("mkdir %s/sub && echo secret > %s/sub/secret", E.back, E.back) == 0);
+	snprintf(cover, sizeof(cover), "%s/sub", E.back);
+	EXPECT(mount("tmpfs", cover, "tmpfs", 0, "mode=0755") == 0, "%s", strerror(errno));
+	push_mount(cover);
+	EXPECT(write_file(at(cover, "shown"), "over\n", 5) == 0);
+	EXPECT(hf_mount(false) == 0);
+	errno = 0;
+	EXPECT(FAILS(stat(M("sub"), &st), EXDEV), "stat sub: %s", strerror(errno));
+	errno = 0;
+	EXPECT(FAILS(open(M("sub/secret"), O_RDONLY), EXDEV), "open sub/secret: %s (reads '%s')",
+	       strerror(errno), content(M("sub/secret")));
+	EXPECT(FAILS(open(M("sub/shown"), O_RDONLY), EXDEV), "open sub/shown: %s", strerror(errno));
+	d = opendir(E.mnt);
+	EXPECT(d, "opendir: %s", strerror(errno));
+	while ((de = readdir(d)))
+		found |= !strcmp(de->d_name, "sub");
+	EXPECT(found, "readdir of the view lost sub");
+	ret = TAP_OK;
+out:
+	if (d)
+		closedir(d);
+	hf_teardown();
+	return ret;
+}
+
+/* --- item 8: a failing OPEN postfilter releases the backing file ---------------------- */
+
+static int t_open_post_no_leak(void)
+{
+	char *argv[] = { NULL, NULL };
+	int ret = TAP_FAIL, rc;
+
+	SETUP(HF_EXT4, NULL);
+	EXPECT(run("cp /bin/true %s/bin", E.back) == 0);
+	EXPECT(set_cfg(FUSE_OPEN, HF_POST, 0, -EPERM) == 0);
+	EXPECT(hf_mount(false) == 0);
+	errno = 0;
+	EXPECT(FAILS(open(M("bin"), O_WRONLY), EPERM), "open: %s", strerror(errno));
+	EXPECT(POST_RUNS(FUSE_OPEN) == 1, "%lld OPEN postfilters", POST_RUNS(FUSE_OPEN));
+	argv[0] = (char *)B("bin");
+	rc = try_exec(argv, 0, NULL, 0);
+	EXPECT(rc == 0, "exec of the backing binary: %s", rc < 0 ? strerror(-rc) : "failed");
+	hf_unmount_view();
+	/* with the view gone, nothing may hold the ext4 filesystem */
+	EXPECT(umount2(E.back, 0) == 0, "umount of the backing: %s", strerror(errno));
+	E.nmounts--;
+	ret = TAP_OK;
+out:
+	if (hf_teardown())
+		ret = TAP_FAIL;
+	return ret;
+}
+
+/* --- item 9: inode flags ---------------------------------------------------------- */
+
+/* chattr +a f: write opens without O_APPEND, O_TRUNC, truncate fail EPERM; appends work. */
+static int t_chattr_append(void)
+{
+	int ret = TAP_FAIL, fd = -1;
+
+	SETUP(HF_EXT4, NULL);
+	EXPECT(write_file(B("f"), "data\n", 5) == 0);
+	EXPECT(run("chattr +a %s", B("f")) == 0, "chattr +a");
+	EXPECT(hf_mount(false) == 0);
+	errno = 0;
+	EXPECT(FAILS(open(M("f"), O_WRONLY), EPERM), "open O_WRONLY: %s", strerror(errno));
+	EXPECT(FAILS(open(M("f"), O_RDWR), EPERM), "open O_RDWR: %s", strerror(errno));
+	EXPECT(FAILS(open(M("f"), O_WRONLY | O_APPEND | O_TRUNC), EPERM), "O_TRUNC: %s",
+	       strerror(errno));
+	EXPECT(FAILS(truncate(M("f"), 0), EPERM), "truncate: %s", strerror(errno));
+	fd = open(M("f"), O_WRONLY | O_APPEND);
+	EXPECT(fd >= 0, "open O_APPEND: %s", strerror(errno));
+	EXPECT(pwrite(fd, "more\n", 5, 0) == 5, "append: %s", strerror(errno));
+	EXPECT(!strcmp(content(B("f")), "data\nmore\n"), "backing: '%s'", content(B("f")));
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	run("chattr -a %s", B("f"));
+	hf_teardown();
+	return ret;
+}
+
+/* chattr +i g: write open, unlink, rename fail EPERM. */
+static int t_chattr_immutable(void)
+{
+	int ret = TAP_FAIL;
+
+	SETUP(HF_EXT4, NULL);
+	EXPECT(write_file(B("g"), "data\n", 5) == 0);
+	EXPECT(run("chattr +i %s", B("g")) == 0, "chattr +i");
+	EXPECT(hf_mount(false) == 0);
+	errno = 0;
+	EXPECT(FAILS(open(M("g"), O_WRONLY), EPERM), "open O_WRONLY: %s", strerror(errno));
+	EXPECT(FAILS(open(M("g"), O_WRONLY | O_APPEND), EPERM), "open O_APPEND: %s", strerror(errno));
+	EXPECT(FAILS(unlink(M("g")), EPERM), "unlink: %s", strerror(errno));
+	EXPECT(FAILS(rename(M("g"), M("h")), EPERM), "rename: %s", strerror(errno));
+	EXPECT(!strcmp(content(B("g")), "data\n") && !strcmp(content(M("g")), "data\n"));
+	ret = TAP_OK;
+out:
+	run("chattr -i %s", B("g"));
+	hf_teardown();
+	return ret;
+}
+
+/* The flags are refreshed: stat first (inode cached), then chattr +a, then open. */
+static int t_chattr_after_cached_stat(void)
+{
+	int ret = TAP_FAIL, fd = -1;
+	struct stat st;
+
+	SETUP(HF_EXT4, NULL);
+	EXPECT(write_file(B("h"), "data\n", 5) == 0);
+	EXPECT(hf_mount(false) == 0);
+	EXPECT(stat(M("h"), &st) == 0);
+	fd = open(M("h"), O_WRONLY);
+	EXPECT(fd >= 0, "open before chattr: %s", strerror(errno));
+	close(fd);
+	fd = -1;
+	EXPECT(run("chattr +a %s", B("h")) == 0, "chattr +a");
+	errno = 0;
+	EXPECT(FAILS(open(M("h"), O_WRONLY), EPERM), "open O_WRONLY after chattr +a: %s",
+	       strerror(errno));
+	EXPECT(FAILS(truncate(M("h"), 0), EPERM), "truncate: %s", strerror(errno));
+	EXPECT(!strcmp(content(B("h")), "data\n"));
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	run("chattr -a %s", B("h"));
+	hf_teardown();
+	return ret;
+}
+
+/* --- the backing mount's flags ------------------------------------------------------- */
+
+/* noexec backing: execve through the view EACCES, mmap(PROT_EXEC) EPERM. */
+static int t_backing_noexec(void)
+{
+	char *argv[] = { NULL, NULL };
+	int ret = TAP_FAIL, fd = -1, rc;
+	void *p;
+
+	SETUP(HF_TMPFS, "noexec");
+	EXPECT(run("cp /bin/true %s/bin", E.back) == 0);
+	EXPECT(hf_mount(false) == 0);
+	argv[0] = (char *)B("bin");
+	EXPECT(try_exec(argv, 0, NULL, 0) == -EACCES, "the backing is not noexec");
+	argv[0] = (char *)M("bin");
+	rc = try_exec(argv, 0, NULL, 0);
+	EXPECT(rc == -EACCES, "execve through the view: %s", rc < 0 ? strerror(-rc) : "ran");
+	fd = open(M("bin"), O_RDONLY);
+	EXPECT(fd >= 0, "%s", strerror(errno));
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	EXPECT(p == MAP_FAILED && errno == EPERM, "mmap PROT_EXEC: %s",
+	       p == MAP_FAILED ? strerror(errno) : "mapped");
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	hf_teardown();
+	return ret;
+}
+
+/* nosuid backing: a setuid-root binary run through the view by nobody keeps euid nobody. */
+static int t_backing_nosuid(void)
+{
+	char out[64], *argv[] = { NULL, "-u", NULL };
+	int ret = TAP_FAIL, rc;
+
+	SETUP(HF_TMPFS, "nosuid");
+	EXPECT(run("cp /usr/bin/id %s/id && chown root:root %s/id && chmod 4755 %s/id", E.back,
+		   E.back, E.back) == 0);
+	EXPECT(hf_mount(false) == 0);
+	argv[0] = (char *)M("id");
+	rc = try_exec(argv, 65534, out, sizeof(out));
+	EXPECT(rc == 0, "id through the view: %d", rc);
+	EXPECT(!strcmp(out, "65534\n"), "euid through the view: %s", out);
+	ret = TAP_OK;
+out:
+	hf_teardown();
+	return ret;
+}
+
+/* nodev backing: opening a char device node through the view fails EACCES. */
+static int t_backing_nodev(void)
+{
+	int ret = TAP_FAIL, fd;
+
+	SETUP(HF_TMPFS, "nodev");
+	EXPECT(mknod(B("null"), S_IFCHR | 0666, makedev(1, 3)) == 0, "mknod: %s", strerror(errno));
+	EXPECT(FAILS(open(B("null"), O_RDWR), EACCES), "the backing is not nodev");
+	EXPECT(hf_mount(false) == 0);
+	errno = 0;
+	fd = open(M("null"), O_RDWR);
+	if (fd >= 0)
+		close(fd);
+	EXPECT(fd == -1 && errno == EACCES, "open through the view: %s",
+	       fd >= 0 ? "opened" : strerror(errno));
+	ret = TAP_OK;
+out:
+	hf_teardown();
+	return ret;
+}
+
+/* --- item 10: rewritten in args ------------------------------------------------------ */
+
+static int setarg_cfg(void)
+{
+	static const uint32_t ops[] = { FUSE_MKNOD, FUSE_MKDIR, FUSE_RENAME2, FUSE_OPEN,
+					FUSE_WRITE, FUSE_READ, FUSE_SETATTR };
+
+	for (unsigned int i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		map_put(E.skel->maps.setarg_ret, ops[i], SETARG_UNSET);
+		if (set_cfg(ops[i], HF_SETARG, 0, 0))
+			return -1;
+	}
+	return 0;
+}
+
+/* setarg_ret of op must be -EACCES; a message and 1 if not. */
+static int refused(uint32_t op, const char *what)
+{
+	long long v = SETARG(op);
+
+	if (v == -EACCES)
+		return 0;
+	printf("bpf_fuse_set_arg on %s: %lld, not -EACCES (%d)\n", what, v, -EACCES);
+	return 1;
+}
+
+/*
+ * A prefilter writing read-only in args (MKNOD mode, MKDIR mode, RENAME2
+ * flags, OPEN flags, WRITE offset, READ size, SETATTR size) gets -EACCES,
+ * and the ops do what the caller asked.
+ */
+static int t_setarg_readonly(void)
+{
+	int ret = TAP_FAIL, fd = -1, bad = 0;
+	char buf[16] = "";
+	struct stat st;
+
+	SETUP(HF_TMPFS, NULL);
+	umask(0);
+	EXPECT(run("cd %s && echo a > a && echo b > b && printf 0123456789 > f", E.back) == 0);
+	EXPECT(hf_mount(false) == 0);
+	EXPECT(setarg_cfg() == 0);
+	EXPECT(mknod(M("fifo"), S_IFIFO | 0644, 0) == 0, "mknod: %s", strerror(errno));
+	EXPECT(mkdir(M("dir"), 0700) == 0, "mkdir: %s", strerror(errno));
+	EXPECT(rename(M("a"), M("b")) == 0, "rename: %s", strerror(errno));
+	fd = open(M("f"), O_RDONLY);
+	EXPECT(fd >= 0, "open: %s", strerror(errno));
+	EXPECT(pread(fd, buf, 10, 0) == 10, "read: %s", strerror(errno));
+	close(fd);
+	fd = open(M("f"), O_WRONLY);
+	EXPECT(fd >= 0, "open for write: %s", strerror(errno));
+	EXPECT(pwrite(fd, "AB", 2, 0) == 2, "write: %s", strerror(errno));
+	EXPECT(truncate(M("f"), 6) == 0, "truncate: %s", strerror(errno));
+	bad += refused(FUSE_MKNOD, "MKNOD's fuse_mknod_in") + refused(FUSE_MKDIR, "MKDIR's mode") +
+	       refused(FUSE_RENAME2, "RENAME2's flags") + refused(FUSE_OPEN, "OPEN's flags") +
+	       refused(FUSE_WRITE, "WRITE's offset") + refused(FUSE_READ, "READ's size") +
+	       refused(FUSE_SETATTR, "SETATTR's size");
+	EXPECT(lstat(B("fifo"), &st) == 0 && st.st_mode == (S_IFIFO | 0644), "fifo: mode %o",
+	       st.st_mode);
+	EXPECT(lstat(B("dir"), &st) == 0 && st.st_mode == (S_IFDIR | 0700), "dir: mode %o",
+	       st.st_mode);
+	EXPECT(FAILS(lstat(B("a"), &st), ENOENT) && !strcmp(content(B("b")), "a\n"),
+	       "rename: a %s, b '%s'", content(B("a")), content(B("b")));
+	EXPECT(!memcmp(buf, "0123456789", 10), "read '%.10s'", buf);
+	EXPECT(!strcmp(content(B("f")), "AB2345"), "f: '%s'", content(B("f")));
+	EXPECT(!bad);
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	hf_teardown();
+	return ret;
+}
+
+/* A served view whose filter hands op's prefilter to the server. */
+static int served_setup(uint32_t op)
+{
+	int rc = hf_setup(HF_TMPFS, NULL);
+
+	if (rc)
+		return rc;
+	if (run("cd %s && echo a > a && echo c > c && echo d > d && mkdir dir && touch dir/x",
+		E.back))
+		return -EIO;
+	if (set_cfg(op, HF_PRE_RET, FUSE_BPF_USER_FILTER, 0))
+		return -EIO;
+	return hf_mount(true);
+}
+
+#define SERVED_SETUP(op)                                                  \
+	do {                                                              \
+		int __e = served_setup(op);                               \
+		if (__e == -ENOENT)                                       \
+			SKIP("no fuse-bpf filters");                      \
+		EXPECT(__e == 0, "setting up: %s", strerror(-__e));       \
+	} while (0)
+
+/* A server prefilter turning MKNOD's S_IFIFO into S_IFDIR: EIO, nothing created. */
+static int t_srv_mknod_mode(void)
+{
+	int ret = TAP_FAIL;
+	struct stat st;
+
+	SERVED_SETUP(FUSE_MKNOD);
+	E.srv->mknod_mode = S_IFDIR | 0755;
+	errno = 0;
+	EXPECT(FAILS(mknod(M("n"), S_IFIFO | 0644, 0), EIO), "mknod: %s", strerror(errno));
+	EXPECT(E.srv->mknod == 1, "%u MKNOD prefilters at the server", E.srv->mknod);
+	EXPECT(FAILS(lstat(B("n"), &st), ENOENT), "the backing has n, mode %o", st.st_mode);
+	/* echoed unchanged, it works */
+	E.srv->mknod_mode = 0;
+	EXPECT(mknod(M("n2"), S_IFIFO | 0644, 0) == 0, "mknod with the args echoed: %s",
+	       strerror(errno));
+	EXPECT(lstat(B("n2"), &st) == 0 && S_ISFIFO(st.st_mode));
+	ret = TAP_OK;
+out:
+	hf_teardown();
+	return ret;
+}
+
+/*
+ * A server prefilter adding RENAME_WHITEOUT or RENAME_EXCHANGE to RENAME2:
+ * EIO and nothing renamed, no whiteout.
+ */
+static int t_srv_rename2_flags(void)
+{
+	int ret = TAP_FAIL;
+	struct stat st;
+
+	SERVED_SETUP(FUSE_RENAME2);
+	E.srv->rename_add = RENAME_WHITEOUT;
+	errno = 0;
+	EXPECT(FAILS(rename(M("a"), M("b")), EIO), "rename + WHITEOUT: %s", strerror(errno));
+	EXPECT(!strcmp(content(B("a")), "a\n") && FAILS(lstat(B("b"), &st), ENOENT),
+	       "a '%s', b %s", content(B("a")), content(B("b")));
+	E.srv->rename_add = RENAME_EXCHANGE;
+	EXPECT(FAILS(rename(M("c"), M("d")), EIO), "rename + EXCHANGE: %s", strerror(errno));
+	EXPECT(!strcmp(content(B("c")), "c\n") && !strcmp(content(B("d")), "d\n"),
+	       "c '%s', d '%s'", content(B("c")), content(B("d")));
+	E.srv->rename_add = 0;
+	EXPECT(rename(M("c"), M("e")) == 0, "rename with the args echoed: %s", strerror(errno));
+	EXPECT(!strcmp(content(B("e")), "c\n"));
+	ret = TAP_OK;
+out:
+	hf_teardown();
+	return ret;
+}
+
+/* A server prefilter giving READDIR a size of 1 GiB: getdents fails EIO. */
+static int t_srv_readdir_size(void)
+{
+	int ret = TAP_FAIL, fd = -1;
+	char buf[4096];
+	long n;
+
+	SERVED_SETUP(FUSE_READDIR);
+	E.srv->readdir_size = 1U << 30;
+	fd = open(M("dir"), O_RDONLY | O_DIRECTORY);
+	EXPECT(fd >= 0, "%s", strerror(errno));
+	errno = 0;
+	n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+	EXPECT(n == -1 && errno == EIO, "getdents64: %ld (%s)", n, strerror(errno));
+	EXPECT(E.srv->readdir >= 1);
+	close(fd);
+	E.srv->readdir_size = 0;
+	fd = open(M("dir"), O_RDONLY | O_DIRECTORY);
+	EXPECT(fd >= 0);
+	n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+	EXPECT(n > 0, "getdents64 with the args echoed: %ld (%s)", n, strerror(errno));
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	hf_teardown();
+	return ret;
+}
+
+/* ACCESS: a prefilter removing MAY_EXEC from access(2)'s mask makes it EIO. */
+static int t_access_mask_removal(void)
+{
+	int ret = TAP_FAIL;
+
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(write_file(B("f"), "data\n", 5) == 0 && chmod(B("f"), 0644) == 0);
+	EXPECT(hf_mount(false) == 0);
+	EXPECT(FAILS(access(M("f"), X_OK), EACCES), "X_OK without the rewrite: %s", strerror(errno));
+	EXPECT(set_cfg(FUSE_ACCESS, HF_ACCESS_DROP, 0, 0) == 0);
+	map_put(E.skel->maps.setarg_ret, FUSE_ACCESS, SETARG_UNSET);
+	errno = 0;
+	EXPECT(FAILS(access(M("f"), X_OK), EIO), "X_OK with MAY_EXEC removed: %s",
+	       errno ? strerror(errno) : "allowed");
+	EXPECT(SETARG(FUSE_ACCESS) == 0, "set_arg on ACCESS's mask: %lld", SETARG(FUSE_ACCESS));
+	ret = TAP_OK;
+out:
+	hf_teardown();
+	return ret;
+}
+
+/*
+ * Writable in args work: LSEEK's offset (1000 becomes 5) and FALLOCATE's
+ * length (8192); an LSEEK out offset rewritten to -5 is EIO, the position
+ * unchanged.
+ */
+static int t_writable_args(void)
+{
+	int ret = TAP_FAIL, fd = -1;
+	struct stat st;
+	char c = 0;
+	off_t o;
+
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(write_file(B("f"), "0123456789", 10) == 0);
+	EXPECT(hf_mount(false) == 0);
+	EXPECT(set_cfg(FUSE_LSEEK, HF_LSEEK, 0, 0) == 0);
+	EXPECT(set_cfg(FUSE_FALLOCATE, HF_FALLOC, 0, 0) == 0);
+	map_put(E.skel->maps.setarg_ret, FUSE_LSEEK, SETARG_UNSET);
+	fd = open(M("f"), O_RDWR);
+	EXPECT(fd >= 0, "%s", strerror(errno));
+	o = lseek(fd, 1000, SEEK_SET);
+	EXPECT(o == 5, "lseek 1000 rewritten to 5: %lld (%s)", (long long)o, strerror(errno));
+	EXPECT(SETARG(FUSE_LSEEK) == 0, "set_arg on LSEEK: %lld", SETARG(FUSE_LSEEK));
+	EXPECT(read(fd, &c, 1) == 1 && c == '5', "read after the seek: '%c'", c);
+	errno = 0;
+	o = lseek(fd, 2000, SEEK_SET);
+	EXPECT(o == -1 && errno == EIO, "lseek whose out offset became -5: %lld (%s)", (long long)o,
+	       strerror(errno));
+	o = lseek(fd, 0, SEEK_CUR);
+	EXPECT(o == 6, "position after the failed lseek: %lld", (long long)o);
+	EXPECT(fallocate(fd, 0, 0, 4096) == 0, "fallocate: %s", strerror(errno));
+	EXPECT(SETARG(FUSE_FALLOCATE) == 0, "set_arg on FALLOCATE: %lld", SETARG(FUSE_FALLOCATE));
+	EXPECT(stat(B("f"), &st) == 0 && st.st_size == 8192, "size %lld after fallocate",
+	       (long long)st.st_size);
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	hf_teardown();
+	return ret;
+}
+
+/* --- item 11: writes that bypassed the WRITE filter ------------------------------------ */
+
+/* tmpfs backing, f = "0123456789" and src = "abcdefghij"; WRITE denied EROFS. */
+static int deny_write_setup(void)
+{
+	int rc = hf_setup(HF_TMPFS, NULL);
+
+	if (rc)
+		return rc;
+	if (write_file(B("f"), "0123456789", 10) || write_file(B("src"), "abcdefghij", 10))
+		return -EIO;
+	if (set_cfg(FUSE_WRITE, HF_PRE_RET, -EROFS, 0))
+		return -EIO;
+	map_put(E.skel->maps.note, NOTE_WRITE_OFF, -1);
+	map_put(E.skel->maps.note, NOTE_WRITE_SIZE, -1);
+	return hf_mount(false);
+}
+
+#define DENY_SETUP()                                                   \
+	do {                                                           \
+		int __e = deny_write_setup();                          \
+		if (__e == -ENOENT)                                    \
+			SKIP("no fuse-bpf filters");                   \
+		EXPECT(__e == 0, "setting up: %s", strerror(-__e));    \
+	} while (0)
+
+/* splice from a pipe into a view file runs the WRITE filter (offset, size): EROFS. */
+static int t_splice_write(void)
+{
+	int ret = TAP_FAIL, fd = -1, p[2] = { -1, -1 };
+	loff_t off = 3;
+	ssize_t n;
+
+	DENY_SETUP();
+	EXPECT(pipe(p) == 0 && write(p[1], "XYZ", 3) == 3);
+	fd = open(M("f"), O_WRONLY);
+	EXPECT(fd >= 0, "%s", strerror(errno));
+	EXPECT(FAILS(write(fd, "XYZ", 3), EROFS), "write(2) is not denied: %s", strerror(errno));
+	errno = 0;
+	n = splice(p[0], NULL, fd, &off, 3, 0);
+	EXPECT(n == -1 && errno == EROFS, "splice: %zd (%s)", n, strerror(errno));
+	EXPECT(NOTE(NOTE_WRITE_OFF) == 3 && NOTE(NOTE_WRITE_SIZE) == 3,
+	       "the WRITE filter saw offset %lld size %lld", NOTE(NOTE_WRITE_OFF),
+	       NOTE(NOTE_WRITE_SIZE));
+	EXPECT(!strcmp(content(B("f")), "0123456789"), "f: '%s'", content(B("f")));
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+	hf_teardown();
+	return ret;
+}
+
+/* copy_file_range into a view file runs its WRITE prefilter (pos_out, len): EROFS. */
+static int t_copy_file_range_write(void)
+{
+	int ret = TAP_FAIL, in = -1, out_fd = -1;
+	loff_t off_in = 0, off_out = 2;
+	ssize_t n;
+
+	DENY_SETUP();
+	in = open(M("src"), O_RDONLY);
+	out_fd = open(M("f"), O_WRONLY);
+	EXPECT(in >= 0 && out_fd >= 0, "%s", strerror(errno));
+	errno = 0;
+	n = copy_file_range(in, &off_in, out_fd, &off_out, 4, 0);
+	EXPECT(n == -1 && errno == EROFS, "copy_file_range: %zd (%s)", n, strerror(errno));
+	EXPECT(NOTE(NOTE_WRITE_OFF) == 2 && NOTE(NOTE_WRITE_SIZE) == 4,
+	       "the WRITE filter saw offset %lld size %lld", NOTE(NOTE_WRITE_OFF),
+	       NOTE(NOTE_WRITE_SIZE));
+	EXPECT(!strcmp(content(B("f")), "0123456789"), "f: '%s'", content(B("f")));
+	ret = TAP_OK;
+out:
+	if (in >= 0)
+		close(in);
+	if (out_fd >= 0)
+		close(out_fd);
+	hf_teardown();
+	return ret;
+}
+
+/*
+ * mmap(MAP_SHARED) of a file opened for writing runs the WRITE prefilter:
+ * PROT_WRITE fails EROFS; PROT_READ maps, and mprotect(PROT_WRITE) fails EACCES.
+ */
+static int t_mmap_shared_write(void)
+{
+	int ret = TAP_FAIL, fd = -1;
+	char *p = MAP_FAILED;
+
+	DENY_SETUP();
+	fd = open(M("f"), O_RDWR);
+	EXPECT(fd >= 0, "%s", strerror(errno));
+	errno = 0;
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p != MAP_FAILED) {
+		memcpy(p, "MM", 2);
+		msync(p, 4096, MS_SYNC);
+		munmap(p, 4096);
+		p = MAP_FAILED;
+		EXPECT(0, "a writable shared mapping was made (backing now '%s')", content(B("f")));
+	}
+	EXPECT(errno == EROFS, "mmap PROT_WRITE: %s", strerror(errno));
+	EXPECT(NOTE(NOTE_WRITE_OFF) == 0 && NOTE(NOTE_WRITE_SIZE) == 4096,
+	       "the WRITE filter saw offset %lld size %lld", NOTE(NOTE_WRITE_OFF),
+	       NOTE(NOTE_WRITE_SIZE));
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT(p != MAP_FAILED, "mmap PROT_READ: %s", strerror(errno));
+	EXPECT(!memcmp(p, "0123456789", 10));
+	errno = 0;
+	EXPECT(FAILS(mprotect(p, 4096, PROT_READ | PROT_WRITE), EACCES), "mprotect: %s",
+	       errno ? strerror(errno) : "allowed");
+	EXPECT(!strcmp(content(B("f")), "0123456789"), "f: '%s'", content(B("f")));
+	ret = TAP_OK;
+out:
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	if (fd >= 0)
+		close(fd);
+	hf_teardown();
+	return ret;
+}
+
+static const struct tap_case cases[] = {
+	{ "rw_postfilter_sync", t_rw_post_sync },
+	{ "rw_postfilter_libaio", t_rw_post_libaio },
+	{ "rw_postfilter_io_uring", t_rw_post_io_uring },
+	{ "ret_values_getattr", t_ret_values },
+	{ "ret_eiocbqueued_read", t_ret_eiocbqueued_read },
+	{ "rcu_walk_access_server", t_rcu_walk },
+	{ "ro_bind_backing_erofs", t_ro_bind },
+	{ "frozen_backing_blocks", t_frozen_backing },
+	{ "truncate_executing_etxtbsy", t_truncate_running },
+	{ "overmount_exdev", t_overmount },
+	{ "open_postfilter_no_leak", t_open_post_no_leak },
+	{ "chattr_append_only", t_chattr_append },
+	{ "chattr_immutable", t_chattr_immutable },
+	{ "chattr_after_cached_stat", t_chattr_after_cached_stat },
+	{ "backing_noexec", t_backing_noexec },
+	{ "backing_nosuid", t_backing_nosuid },
+	{ "backing_nodev", t_backing_nodev },
+	{ "setarg_readonly_in_args", t_setarg_readonly },
+	{ "srv_prefilter_mknod_mode", t_srv_mknod_mode },
+	{ "srv_prefilter_rename2_flags", t_srv_rename2_flags },
+	{ "srv_prefilter_readdir_size", t_srv_readdir_size },
+	{ "access_mask_removal_eio", t_access_mask_removal },
+	{ "writable_args_lseek_fallocate", t_writable_args },
+	{ "splice_write_filtered", t_splice_write },
+	{ "copy_file_range_write_filtered", t_copy_file_range_write },
+	{ "mmap_shared_write_filtered", t_mmap_shared_write },
+};
+
+TAP_MAIN("harden_flt", cases)
