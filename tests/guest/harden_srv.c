@@ -86,6 +86,8 @@ struct hs_ent {
 	int open_flags;
 	int test_fd;		/* ...unless this (an fd of the test process) is >= 0 */
 	int bpf_fd;		/* >= 0: a FUSE_ENTRY_BPF entry too (fd of the test process) */
+	bool st_set;		/* the attributes are st's (a test_fd, stat by the test) */
+	struct stat st;
 	bool mode_set;		/* attr.mode is mode, not the backing's */
 	uint32_t mode;
 	uint64_t entry_valid;	/* seconds, entry and attributes */
@@ -183,7 +185,13 @@ static int hs_reply_backing(int fd, struct tfuse_req *req, struct hs_shared *sh,
 	}
 	memset(&r, 0, sizeof(r));
 	r.e = *e;
-	if (!fstat(bfd, &st))
+	/*
+	 * A test fd may be on this very connection's stack (the stacking
+	 * cases): a stat here would wait for this server. The test stats it.
+	 */
+	if (ent->st_set)
+		tfuse_attr_from_stat(&ent->st, &r.e.attr);
+	else if (!fstat(bfd, &st))
 		tfuse_attr_from_stat(&st, &r.e.attr);
 	if (ent->mode_set)
 		r.e.attr.mode = ent->mode;
@@ -417,6 +425,19 @@ static struct hs_ent *hs_add(struct hs_env *e, uint64_t parent, const char *name
 	return NULL;
 }
 
+/* A new entry backed by fd, an fd of the test process (stat here, not by the server). */
+static struct hs_ent *hs_add_fd(struct hs_env *e, uint64_t parent, const char *name, int fd)
+{
+	struct hs_ent *ent = hs_add(e, parent, name, NULL);
+
+	if (!ent)
+		return NULL;
+	ent->kind = HS_BACKING;
+	ent->test_fd = fd;
+	ent->st_set = !fstat(fd, &ent->st);
+	return ent;
+}
+
 /* Wait until the server has written down n replies for ent. */
 static int hs_wait(struct hs_ent *ent, uint32_t n)
 {
@@ -528,9 +549,7 @@ static int t_stack_loop(void)
 	a_up = true;
 	afd = open(a, O_RDONLY | O_DIRECTORY);
 	EXPECT(afd >= 0, "open A's root: %s", strerror(errno));
-	x = hs_add(&e, FUSE_ROOT_ID, "x", NULL);
-	x->kind = HS_BACKING;
-	x->test_fd = afd;
+	x = hs_add_fd(&e, FUSE_ROOT_ID, "x", afd);
 	EXPECT(hs_refused(x, at(e.mnt, "x"), ELOOP) == TAP_OK, "B/x backed by A's root");
 	EXPECT(hs_still_good(&e) == TAP_OK);
 	ret = TAP_OK;
@@ -690,9 +709,7 @@ static int t_stack_backing_depth(void)
 	afd = open(a, O_RDONLY | O_DIRECTORY);
 	bfd = open(b, O_RDONLY | O_DIRECTORY);
 	EXPECT(afd >= 0 && bfd >= 0);
-	ent = hs_add(&e, FUSE_ROOT_ID, "a", NULL);
-	ent->kind = HS_BACKING;
-	ent->test_fd = afd;
+	ent = hs_add_fd(&e, FUSE_ROOT_ID, "a", afd);
 	EXPECT(hs_refused(ent, at(e.mnt, "a"), ELOOP) == TAP_OK, "depth-1 backing, depth-1 mount");
 	EXPECT(hs_still_good(&e) == TAP_OK);
 	/* The same from a stack_depth=2 mount */
@@ -700,15 +717,11 @@ static int t_stack_backing_depth(void)
 	e2_up = true;
 	EXPECT(!rc, "a served mount with stack_depth=2: %s", strerror(-rc));
 	e2.sh->test_pid = getpid();
-	ent = hs_add(&e2, FUSE_ROOT_ID, "a", NULL);
-	ent->kind = HS_BACKING;
-	ent->test_fd = afd;
+	ent = hs_add_fd(&e2, FUSE_ROOT_ID, "a", afd);
 	EXPECT(read_file(at(e2.mnt, "a/sub/f"), buf, sizeof(buf)) == 7 && !strcmp(buf, "stacked"),
 	       "reading through a depth-1 backing at depth 2: %s (reply: %s)", strerror(errno),
 	       strerror(ent->last_err));
-	ent = hs_add(&e2, FUSE_ROOT_ID, "b", NULL);
-	ent->kind = HS_BACKING;
-	ent->test_fd = bfd;
+	ent = hs_add_fd(&e2, FUSE_ROOT_ID, "b", bfd);
 	EXPECT(hs_refused(ent, at(e2.mnt, "b"), ELOOP) == TAP_OK, "depth-2 backing, depth-2 mount");
 	ret = TAP_OK;
 out:
@@ -737,21 +750,22 @@ out:
  */
 static int backing_is(struct hs_env *e, const char *name, int fd, uint32_t mode, int want)
 {
-	int ret = TAP_FAIL;
+	int ret = TAP_FAIL, rc;
 	struct hs_ent *ent;
 	struct stat st;
 
-	ent = hs_add(e, FUSE_ROOT_ID, name, NULL);
+	ent = hs_add_fd(e, FUSE_ROOT_ID, name, fd);
 	EXPECT(ent);
-	ent->kind = HS_BACKING;
-	ent->test_fd = fd;
 	ent->mode_set = true;
 	ent->mode = mode;
 	if (want) {
 		EXPECT(hs_refused(ent, at(e->mnt, name), want) == TAP_OK, "%s (attr.mode %o)", name, mode);
 	} else {
-		OK(lstat(at(e->mnt, name), &st));
-		EXPECT(!hs_wait(ent, 1) && ent->last_err == 0, "%s: %s", name, strerror(ent->last_err));
+		errno = 0;
+		rc = lstat(at(e->mnt, name), &st);
+		hs_wait(ent, 1);
+		EXPECT(!rc && ent->last_err == 0, "lstat %s: %s, the reply got %s", name,
+		       rc ? strerror(errno) : "ok", strerror(ent->last_err));
 		EXPECT((st.st_mode & S_IFMT) == (mode & S_IFMT), "%s: mode %o", name, st.st_mode);
 	}
 	ret = TAP_OK;
@@ -1592,34 +1606,68 @@ out:
 
 /* --- the cases ------------------------------------------------------------------------------- */
 
+/*
+ * A case that hangs (a kernel that deadlocks on it) is killed after
+ * CASE_TIMEOUT seconds and fails, instead of hanging the suite.
+ */
+#define CASE_TIMEOUT 120
+#define CASE(name)                                    \
+	static int c_##name(void)                     \
+	{                                             \
+		alarm(CASE_TIMEOUT);                  \
+		return t_##name();                    \
+	}
+CASE(stack_loop)
+CASE(stack_depth_option)
+CASE(stack_root_dir_eloop)
+CASE(stack_backing_depth)
+CASE(type_eventfd)
+CASE(type_timerfd)
+CASE(type_bpf_map)
+CASE(type_pipe)
+CASE(type_socket)
+CASE(type_special_nodes)
+CASE(type_proc_status)
+CASE(type_mode0)
+CASE(type_mode_mismatch)
+CASE(priv_init_ns)
+CASE(priv_userns_mount)
+CASE(priv_userns_reply)
+CASE(revalidate_forget)
+CASE(create_enosys)
+CASE(rename_backed_unbacked)
+CASE(notify_nodeid0)
+CASE(cuse_poll)
+CASE(ino_two_ext4)
+
 static const struct tap_case cases[] = {
 	/* item 1 */
-	{ "stack_loop", t_stack_loop },
-	{ "stack_depth_option", t_stack_depth_option },
-	{ "stack_root_dir_eloop", t_stack_root_dir_eloop },
-	{ "stack_backing_depth", t_stack_backing_depth },
+	{ "stack_loop", c_stack_loop },
+	{ "stack_depth_option", c_stack_depth_option },
+	{ "stack_root_dir_eloop", c_stack_root_dir_eloop },
+	{ "stack_backing_depth", c_stack_backing_depth },
 	/* item 2; eventfd, timerfd and bpf_map crash the old series */
-	{ "type_eventfd", t_type_eventfd },
-	{ "type_timerfd", t_type_timerfd },
-	{ "type_bpf_map", t_type_bpf_map },
-	{ "type_pipe", t_type_pipe },
-	{ "type_socket", t_type_socket },
-	{ "type_special_nodes", t_type_special_nodes },
-	{ "type_proc_status", t_type_proc_status },
-	{ "type_mode0", t_type_mode0 },
-	{ "type_mode_mismatch", t_type_mode_mismatch },
+	{ "type_eventfd", c_type_eventfd },
+	{ "type_timerfd", c_type_timerfd },
+	{ "type_bpf_map", c_type_bpf_map },
+	{ "type_pipe", c_type_pipe },
+	{ "type_socket", c_type_socket },
+	{ "type_special_nodes", c_type_special_nodes },
+	{ "type_proc_status", c_type_proc_status },
+	{ "type_mode0", c_type_mode0 },
+	{ "type_mode_mismatch", c_type_mode_mismatch },
 	/* who may */
-	{ "priv_init_ns", t_priv_init_ns },
-	{ "priv_userns_mount", t_priv_userns_mount },
-	{ "priv_userns_reply", t_priv_userns_reply },
+	{ "priv_init_ns", c_priv_init_ns },
+	{ "priv_userns_mount", c_priv_userns_mount },
+	{ "priv_userns_reply", c_priv_userns_reply },
 	/* item 12 */
-	{ "revalidate_forget", t_revalidate_forget },
-	{ "create_enosys", t_create_enosys },
-	{ "rename_backed_unbacked", t_rename_backed_unbacked },
-	{ "notify_nodeid0", t_notify_nodeid0 },
-	{ "cuse_poll", t_cuse_poll },
+	{ "revalidate_forget", c_revalidate_forget },
+	{ "create_enosys", c_create_enosys },
+	{ "rename_backed_unbacked", c_rename_backed_unbacked },
+	{ "notify_nodeid0", c_notify_nodeid0 },
+	{ "cuse_poll", c_cuse_poll },
 	/* item 14 */
-	{ "ino_two_ext4", t_ino_two_ext4 },
+	{ "ino_two_ext4", c_ino_two_ext4 },
 };
 
 TAP_MAIN("harden_srv", cases)
