@@ -427,8 +427,10 @@ static int mount_no_daemon(const char *mnt, const char *dir, const char *extra)
 
 /*
  * tmpfs (depth 0) <- A (1) <- B (2) <- C (3): C exceeds
- * FILESYSTEM_MAX_STACK_DEPTH, as a root_dir mount and as a lookup reply; a
- * backing fd in A (giving depth 2) is fine.
+ * FILESYSTEM_MAX_STACK_DEPTH, as a root_dir mount and as a lookup reply
+ * (ELOOP, issue 10). A connection's depth is fixed at mount time, and a
+ * backing must be strictly shallower: the served mount has stack_depth=2,
+ * so a backing fd in A (depth 1) is fine and one in B (depth 2) is not.
  */
 static int t_bad_stacking_too_deep(void)
 {
@@ -439,8 +441,8 @@ static int t_bad_stacking_too_deep(void)
 	struct pt_env e;
 	struct stat st;
 
-	rc = pt_setup(&e, PT_TMPFS, NULL);
-	EXPECT(!rc, "setup: %s", strerror(-rc));
+	rc = pt_setup(&e, PT_TMPFS, "stack_depth=2");
+	EXPECT(!rc, "setup with stack_depth=2: %s", strerror(-rc));
 	rc = pt_setup_data(&e);
 	EXPECT(!rc);
 	snprintf(a, sizeof(a), "%s/a", e.dir);
@@ -458,15 +460,15 @@ static int t_bad_stacking_too_deep(void)
 	EXPECT(!rc, "depth 2: %s", strerror(-rc));
 	b_up = true;
 	rc = mount_no_daemon(c, bm, NULL);
-	EXPECT(rc == -EINVAL, "depth 3 as root_dir: %s, expected EINVAL", rc ? strerror(-rc) : "mounted");
+	EXPECT(rc == -ELOOP, "depth 3 as root_dir: %s, expected ELOOP", rc ? strerror(-rc) : "mounted");
 	if (!rc)
 		umount2(c, MNT_DETACH);
 	/* A lookup reply backed by B would make depth 3. */
 	bfd = open(bm, O_RDONLY | O_DIRECTORY);
 	EXPECT(bfd >= 0, "open %s: %s", bm, strerror(errno));
 	fds[0] = bfd;
-	EXPECT(bad_reply(&e, ents, sizeof(ents), fds, EINVAL) == TAP_OK, "a backing fd at depth 2");
-	/* One backed by A makes depth 2: allowed. */
+	EXPECT(bad_reply(&e, ents, sizeof(ents), fds, ELOOP) == TAP_OK, "a backing fd at depth 2");
+	/* One in A (depth 1) under a depth-2 connection: allowed. */
 	afd = open(a, O_RDONLY | O_DIRECTORY);
 	EXPECT(afd >= 0);
 	fds[0] = afd;
