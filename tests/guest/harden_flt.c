@@ -849,6 +849,18 @@ out:
 	return ret;
 }
 
+/* The state letter of a process (R, S, D, Z, ...) from /proc, or 0. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[256], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
 /* The child: unlink m/f1 and mkdir m/d1; exits 0, or the errno of the first failure. */
 static pid_t frozen_child(void)
 {
@@ -879,7 +891,9 @@ static int t_frozen_backing(void)
 	E.frozen = true;
 	child = frozen_child();
 	EXPECT(child > 0);
-	usleep(700000);
+	/* until it sleeps uninterruptibly (waiting for the thaw) or is done */
+	for (int i = 0; i < 100 && proc_state(child) != 'D' && proc_state(child) != 'Z'; i++)
+		usleep(50000);
 	EXPECT(waitpid(child, &status, WNOHANG) == 0,
 	       "unlink/mkdir through the view did not wait for the frozen backing (exit %d)",
 	       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
