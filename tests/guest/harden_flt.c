@@ -43,6 +43,7 @@
 #define FUSE_POSTFILTER 0x20000
 #endif
 #define FUSE_BPF_USER_FILTER 1
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* tests/bpf/hfilter.bpf.c: cfg flags, note slots (keep in step) */
 #define HF_PRE_RET	1
@@ -647,7 +648,7 @@ static int t_ret_values(void)
 	EXPECT(write_file(B("f"), "data\n", 5) == 0);
 	EXPECT(hf_mount(false) == 0);
 	EXPECT(stat(M("f"), &st) == 0, "%s", strerror(errno));
-	for (unsigned int i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(v); i++) {
 		int got = stat_with_getattr_ret(M("f"), v[i].val);
 
 		if (got != v[i].want) {
@@ -750,10 +751,25 @@ struct mut_op {
 	long (*fn)(void);
 };
 
-static long op_unlink(void) { return unlink(M("u")); }
-static long op_mkdir(void) { return mkdir(M("newdir"), 0755); }
-static long op_rmdir(void) { return rmdir(M("d")); }
-static long op_rename(void) { return rename(M("r"), M("moved")); }
+static long op_unlink(void)
+{
+	return unlink(M("u"));
+}
+
+static long op_mkdir(void)
+{
+	return mkdir(M("newdir"), 0755);
+}
+
+static long op_rmdir(void)
+{
+	return rmdir(M("d"));
+}
+
+static long op_rename(void)
+{
+	return rename(M("r"), M("moved"));
+}
 
 /* -1 and errno when the open fails; -2 (closed again) when it opens. */
 static long open_closed(const char *path, int flags)
@@ -766,16 +782,55 @@ static long open_closed(const char *path, int flags)
 	return -2;
 }
 
-static long op_create(void) { return open_closed(M("new"), O_WRONLY | O_CREAT); }
-static long op_open_w(void) { return open_closed(M("f"), O_WRONLY); }
-static long op_link(void) { return link(M("f"), M("hard")); }
-static long op_symlink(void) { return symlink("f", M("sym")); }
-static long op_mknod(void) { return mknod(M("fifo"), S_IFIFO | 0644, 0); }
-static long op_chmod(void) { return chmod(M("f"), 0600); }
-static long op_chown(void) { return chown(M("f"), 1, 1); }
-static long op_truncate(void) { return truncate(M("f"), 1); }
-static long op_setxattr(void) { return setxattr(M("f"), "trusted.k", "w", 1, 0); }
-static long op_removexattr(void) { return removexattr(M("f"), "trusted.k"); }
+static long op_create(void)
+{
+	return open_closed(M("new"), O_WRONLY | O_CREAT);
+}
+
+static long op_open_w(void)
+{
+	return open_closed(M("f"), O_WRONLY);
+}
+
+static long op_link(void)
+{
+	return link(M("f"), M("hard"));
+}
+
+static long op_symlink(void)
+{
+	return symlink("f", M("sym"));
+}
+
+static long op_mknod(void)
+{
+	return mknod(M("fifo"), S_IFIFO | 0644, 0);
+}
+
+static long op_chmod(void)
+{
+	return chmod(M("f"), 0600);
+}
+
+static long op_chown(void)
+{
+	return chown(M("f"), 1, 1);
+}
+
+static long op_truncate(void)
+{
+	return truncate(M("f"), 1);
+}
+
+static long op_setxattr(void)
+{
+	return setxattr(M("f"), "trusted.k", "w", 1, 0);
+}
+
+static long op_removexattr(void)
+{
+	return removexattr(M("f"), "trusted.k");
+}
 
 static long op_utimes(void)
 {
@@ -798,15 +853,15 @@ static int ops_fail_with(int err)
 {
 	int bad = 0;
 
-	for (unsigned int i = 0; i < sizeof(mut_ops) / sizeof(mut_ops[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(mut_ops); i++) {
 		long r;
 
 		errno = 0;
 		r = mut_ops[i].fn();
 		if (r == -1 && errno == err)
 			continue;
-		printf("%s: %ld (%s), not %s\n", mut_ops[i].what, r, r == -1 ? strerror(errno) : r == -2 ? "opened" : "ok",
-		       strerror(err));
+		printf("%s: %ld (%s), not %s\n", mut_ops[i].what, r,
+		       r == -1 ? strerror(errno) : r == -2 ? "opened" : "ok", strerror(err));
 		bad++;
 	}
 	return bad;
@@ -1188,7 +1243,7 @@ static int setarg_cfg(void)
 	static const uint32_t ops[] = { FUSE_MKNOD, FUSE_MKDIR, FUSE_RENAME2, FUSE_OPEN,
 					FUSE_WRITE, FUSE_READ, FUSE_SETATTR };
 
-	for (unsigned int i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+	for (unsigned int i = 0; i < ARRAY_SIZE(ops); i++) {
 		map_put(E.skel->maps.setarg_ret, ops[i], SETARG_UNSET);
 		if (set_cfg(ops[i], HF_SETARG, 0, 0))
 			return -1;
