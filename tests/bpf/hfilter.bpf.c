@@ -17,7 +17,7 @@
 #define HF_POST		2	/* ask for the postfilter, which returns post_ret */
 #define HF_SETARG	4	/* rewrite in arg 0 (see setarg()); result in setarg_ret */
 #define HF_ACCESS_DROP	8	/* access(2): remove MAY_EXEC from the ACCESS mask */
-#define HF_LSEEK	16	/* LSEEK: 1000 becomes 5 (prefilter); 2000 gives -5 (postfilter) */
+#define HF_LSEEK	16	/* LSEEK: 1000 becomes 5 (prefilter); 2000 gives -5000 (postfilter) */
 #define HF_FALLOC	32	/* FALLOCATE: the length becomes 8192 */
 
 /* note slots */
@@ -167,7 +167,7 @@ static __always_inline int lseek_post(struct fuse_bpf_ctx *ctx)
 	if (fusebpf_get(ctx, FUSE_BPF_OUT_ARG(0), &lo) < 0)
 		return 0;
 	if (lo.offset == 2000) {
-		lo.offset = -5;
+		lo.offset = -5000;
 		fusebpf_set(ctx, FUSE_BPF_OUT_ARG(0), &lo);
 	}
 	return 0;

@@ -1444,8 +1444,8 @@ out:
 
 /*
  * Writable in args work: LSEEK's offset (1000 becomes 5) and FALLOCATE's
- * length (8192); an LSEEK out offset rewritten to -5 is EIO, the position
- * unchanged.
+ * length (8192); an LSEEK out offset rewritten to -5000 is EIO, the
+ * position unchanged.
  */
 static int t_writable_args(void)
 {
@@ -1470,9 +1470,9 @@ static int t_writable_args(void)
 	EXPECT(o == 6, "position after the read: %lld (%s)", (long long)o, strerror(errno));
 	errno = 0;
 	o = lseek(fd, 2000, SEEK_SET);
-	EXPECT(o == -1 && errno == EIO, "lseek whose out offset became -5: %lld (%s)", (long long)o,
-	       strerror(errno));
-	/* the filter off, so that it rewrites nothing: the position is the file's */
+	EXPECT(o == -1 && errno == EIO, "lseek whose out offset became -5000: %lld (%s)",
+	       (long long)o, strerror(errno));
+	/* the filter off, so that it rewrites nothing: the position is the file's own */
 	EXPECT(set_cfg(FUSE_LSEEK, 0, 0, 0) == 0);
 	errno = 0;
 	o = lseek(fd, 0, SEEK_CUR);
