@@ -15,7 +15,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/bpf.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -23,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -48,6 +52,39 @@
 #ifndef FUSE_PREFILTER
 #define FUSE_PREFILTER 0x10000
 #endif
+#ifndef FUSE_BPF_USER_FILTER
+#define FUSE_BPF_USER_FILTER 1
+#endif
+/* <linux/fs.h> includes <linux/mount.h>, which glibc 2.36's <sys/mount.h> conflicts with */
+#ifndef FS_IOC_GETFLAGS
+#define FS_IOC_GETFLAGS _IOR('f', 1, long)
+#define FS_IOC_SETFLAGS _IOW('f', 2, long)
+#endif
+#ifndef FS_APPEND_FL
+#define FS_APPEND_FL 0x00000020
+#endif
+#ifndef FIBMAP
+#define FIBMAP _IO(0x00, 1)
+#endif
+/* The fuse-bpf helpers (bpf-progs/fusebpf.h) */
+#define BPF_FUNC_fuse_get_arg 210
+#define BPF_FUNC_fuse_set_arg 211
+
+/* Raw BPF instructions, as the kernel's <linux/filter.h> spells them */
+#define BPF_MOV64_REG(d, s) \
+	((struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = d, .src_reg = s })
+#define BPF_MOV64_IMM(d, i) \
+	((struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = d, .imm = i })
+#define BPF_ALU64_IMM(op, d, i) \
+	((struct bpf_insn){ .code = BPF_ALU64 | (op) | BPF_K, .dst_reg = d, .imm = i })
+#define BPF_LDX_MEM(sz, d, s, o) \
+	((struct bpf_insn){ .code = BPF_LDX | BPF_MEM | (sz), .dst_reg = d, .src_reg = s, .off = o })
+#define BPF_ST_MEM(sz, d, o, i) \
+	((struct bpf_insn){ .code = BPF_ST | BPF_MEM | (sz), .dst_reg = d, .off = o, .imm = i })
+#define BPF_JMP_IMM(op, d, i, o) \
+	((struct bpf_insn){ .code = BPF_JMP | (op) | BPF_K, .dst_reg = d, .off = o, .imm = i })
+#define BPF_CALL_HELPER(id) ((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = id })
+#define BPF_EXIT_INSN() ((struct bpf_insn){ .code = BPF_JMP | BPF_EXIT })
 
 /* In a case (EXPECT): expr must fail (return -1) with errno err. */
 #define ERR(expr, err)                                                                 \
@@ -102,6 +139,7 @@ struct hs_shared {
 	uint32_t forgotten[HS_NODES];	/* nlookup returned by FORGETs, by nodeid */
 	uint32_t nodeid0;		/* requests naming nodeid 0 */
 	uint32_t nodeid0_op;		/* the last one's opcode */
+	uint32_t write_pre;		/* FUSE_WRITE | FUSE_PREFILTER requests (server filters) */
 	pid_t test_pid;
 };
 
@@ -284,6 +322,8 @@ static int hs_handler(int fd, struct tfuse_req *req, void *ctx)
 	uint64_t unique = req->h->unique;
 
 	hs_note_nodeid0(req, sh);
+	if (req->h->opcode == (FUSE_WRITE | FUSE_PREFILTER))
+		__atomic_add_fetch(&sh->write_pre, 1, __ATOMIC_SEQ_CST);
 	switch (req->h->opcode) {
 	case FUSE_LOOKUP:
 		return hs_lookup(fd, req, sh);
@@ -337,8 +377,68 @@ static const char *at(const char *dir, const char *name)
 	return p;
 }
 
-/* A directory, a backing tmpfs, a FUSE mount with opts (NULL: none) and its server. */
-static int hs_setup(struct hs_env *e, const char *opts)
+/* Answer INIT with flags (tfuse_reply_init offers none). */
+static int hs_reply_init(int fd, struct tfuse_req *req, uint32_t flags)
+{
+	const struct fuse_init_in *in = req->arg;
+	struct fuse_init_out out = {
+		.major = FUSE_KERNEL_VERSION,
+		.minor = FUSE_KERNEL_MINOR_VERSION,
+		.max_readahead = in->max_readahead,
+		.flags = flags,
+		.max_background = 16,
+		.congestion_threshold = 12,
+		.max_write = 128 * 1024,
+		.time_gran = 1,
+	};
+
+	return tfuse_reply(fd, req->h->unique, 0, &out, sizeof(out));
+}
+
+/* tfuse_serve() with init_flags in the INIT reply, counting into counts. */
+static int hs_serve_flags(int fd, struct hs_shared *sh, struct tfuse_counts *counts,
+			  uint32_t init_flags)
+{
+	static char buf[1 << 20];
+	struct tfuse_req req;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && (errno == EINTR || errno == EAGAIN || errno == ENOENT))
+			continue;
+		if (n < 0)
+			return errno == ENODEV ? 0 : -errno;
+		if ((size_t)n < sizeof(*req.h))
+			continue;
+		req.h = (struct fuse_in_header *)buf;
+		req.arg = buf + sizeof(*req.h);
+		req.arglen = n - sizeof(*req.h);
+		__atomic_add_fetch(&counts->op[req.h->opcode < TFUSE_MAX_OPCODE ? req.h->opcode : 0],
+				   1, __ATOMIC_SEQ_CST);
+		if (req.h->opcode == FUSE_INIT)
+			hs_reply_init(fd, &req, init_flags);
+		else
+			hs_handler(fd, &req, sh);
+	}
+}
+
+static pid_t hs_spawn_flags(struct hs_env *e, uint32_t init_flags)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		_exit(hs_serve_flags(e->fuse_fd, e->sh, e->counts, init_flags) ? 1 : 0);
+	}
+	return pid;
+}
+
+/*
+ * A directory, a backing tmpfs, a FUSE mount with opts (NULL: none) and its
+ * server, whose INIT reply has init_flags.
+ */
+static int hs_setup_flags(struct hs_env *e, const char *opts, uint32_t init_flags)
 {
 	int fd;
 
@@ -368,10 +468,32 @@ static int hs_setup(struct hs_env *e, const char *opts)
 		return fd;
 	e->fuse_fd = fd;
 	e->fuse_mounted = true;
-	tfuse_count_into(e->counts);
-	e->server = tfuse_spawn(fd, hs_handler, e->sh);
-	tfuse_count_into(NULL);
+	if (init_flags) {
+		e->server = hs_spawn_flags(e, init_flags);
+	} else {
+		tfuse_count_into(e->counts);
+		e->server = tfuse_spawn(fd, hs_handler, e->sh);
+		tfuse_count_into(NULL);
+	}
 	return e->server < 0 ? -errno : 0;
+}
+
+/* hs_setup_flags() with a server that offers no INIT flag. */
+static int hs_setup(struct hs_env *e, const char *opts)
+{
+	return hs_setup_flags(e, opts, 0);
+}
+
+/* Unmount the served FUSE mount before the end of a case (it may hold backings). */
+static void hs_stop_fuse(struct hs_env *e)
+{
+	if (e->fuse_fd >= 0)
+		close(e->fuse_fd);
+	e->fuse_fd = -1;
+	if (e->fuse_mounted)
+		tfuse_stop(e->mnt, e->server);
+	e->fuse_mounted = false;
+	e->server = -1;
 }
 
 /* Unmount and remove everything; -errno if the backing tmpfs was still busy (a leak). */
@@ -490,22 +612,31 @@ out:
 	return ret;
 }
 
-/* A no_daemon mount at mnt of the directory dir; extra options appended. 0 or -errno. */
-static int mount_nodaemon(const char *mnt, const char *dir, const char *extra)
+/* A no_daemon mount at mnt with root_dir=dfd; extra options appended. 0 or -errno. */
+static int mount_nodaemon_fd(const char *mnt, int dfd, const char *extra)
 {
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd;
 	char opts[256];
+	int fd;
 
-	if (dfd < 0)
-		return -errno;
 	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon%s%s", dfd, extra ? "," : "",
 		 extra ? extra : "");
 	fd = tfuse_mount(mnt, opts);
-	close(dfd);
 	if (fd < 0)
 		return fd;
 	close(fd);
 	return 0;
+}
+
+/* A no_daemon mount at mnt of the directory dir; extra options appended. 0 or -errno. */
+static int mount_nodaemon(const char *mnt, const char *dir, const char *extra)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
+
+	if (dfd < 0)
+		return -errno;
+	rc = mount_nodaemon_fd(mnt, dfd, extra);
+	close(dfd);
+	return rc;
 }
 
 /* Unmount an extra mount of a case; prints (and detaches) when it is busy. */
@@ -1603,6 +1734,678 @@ out:
 	return ret;
 }
 
+/* --- the hostile review of 28-37 ----------------------------------------------------------- */
+
+/* Run fn(arg) in a child process; its TAP result (a crash or a signal fails). */
+static int in_child(int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return TAP_FAIL;
+	if (pid == 0)
+		_exit(fn(arg));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return TAP_FAIL;
+	return WEXITSTATUS(status);
+}
+
+/* Become uid and gid 65534 with no supplementary groups; 0 once no capability is left. */
+static int drop_to_nobody(void)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	if (setresgid(65534, 65534, 65534) || setgroups(0, NULL) ||
+	    setresuid(65534, 65534, 65534)) {
+		printf("dropping to 65534: %s\n", strerror(errno));
+		return -1;
+	}
+	if (syscall(SYS_capget, &hdr, data)) {
+		printf("capget: %s\n", strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (data[i].effective || data[i].permitted || data[i].inheritable) {
+			printf("capabilities left: eff %#x perm %#x inh %#x\n", data[i].effective,
+			       data[i].permitted, data[i].inheritable);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct split_args {
+	int fsfd;	/* a fuse fs_context from root's fsopen() */
+	int dirfd;	/* a directory root opened */
+	int prog;	/* a fuse-bpf program */
+};
+
+/* As nobody: the fuse-bpf options on root's fs_context fail EPERM. */
+static int fsconfig_as_nobody(void *p)
+{
+	const struct split_args *a = p;
+	int ret = TAP_FAIL;
+	char num[16];
+
+	EXPECT(drop_to_nobody() == 0);
+	snprintf(num, sizeof(num), "%d", a->dirfd);
+	ERR(syscall(SYS_fsconfig, a->fsfd, FSCONFIG_SET_STRING, "root_dir", num, 0), EPERM);
+	ERR(syscall(SYS_fsconfig, a->fsfd, FSCONFIG_SET_FLAG, "no_daemon", NULL, 0), EPERM);
+	snprintf(num, sizeof(num), "%d", a->prog);
+	ERR(syscall(SYS_fsconfig, a->fsfd, FSCONFIG_SET_STRING, "root_bpf", num, 0), EPERM);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/*
+ * The new mount API splits a mount over tasks: root fsopen()s "fuse" and an
+ * unprivileged task (its child as 65534, no capabilities) fsconfig()s it.
+ * The task giving root_dir=, no_daemon or root_bpf= must itself have
+ * CAP_SYS_ADMIN: EPERM (the old series checked only at fill_super, in the
+ * creating task, so root's FSCONFIG_CMD_CREATE would have taken them).
+ * The directory was opened by root, so only the giver's check is at stake.
+ * Control: root gives them on a fresh context, creates and mounts it.
+ */
+static int t_priv_fsconfig_split(void)
+{
+	struct split_args a = { .fsfd = -1, .dirfd = -1, .prog = -1 };
+	int ret = TAP_FAIL, rc, fsfd = -1, mfd = -1;
+	struct hs_env e;
+	struct stat st;
+	char num[16];
+
+	rc = hs_setup(&e, NULL);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	EXPECT(write_file(at(e.back, "f"), "split", 5) == 0);
+	a.prog = load_prog(false);
+	EXPECT(a.prog >= 0, "loading a fuse-bpf program: %s", strerror(-a.prog));
+	a.dirfd = open(e.back, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	EXPECT(a.dirfd >= 0);
+	a.fsfd = syscall(SYS_fsopen, "fuse", FSOPEN_CLOEXEC);
+	EXPECT(a.fsfd >= 0, "fsopen(\"fuse\"): %s", strerror(errno));
+	EXPECT(in_child(fsconfig_as_nobody, &a) == TAP_OK, "fsconfig by an unprivileged task");
+	/* Control: all of it from root */
+	fsfd = syscall(SYS_fsopen, "fuse", FSOPEN_CLOEXEC);
+	EXPECT(fsfd >= 0, "fsopen(\"fuse\"): %s", strerror(errno));
+	snprintf(num, sizeof(num), "%d", a.dirfd);
+	OK(syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, "root_dir", num, 0));
+	OK(syscall(SYS_fsconfig, fsfd, FSCONFIG_SET_FLAG, "no_daemon", NULL, 0));
+	OK(syscall(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0));
+	mfd = syscall(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC, 0);
+	EXPECT(mfd >= 0, "fsmount: %s", strerror(errno));
+	OK(fstatat(mfd, "f", &st, 0));
+	EXPECT(S_ISREG(st.st_mode) && st.st_size == 5, "f through the mount: mode %o size %lld",
+	       st.st_mode, (long long)st.st_size);
+	ret = TAP_OK;
+out:
+	if (mfd >= 0)
+		close(mfd);
+	if (fsfd >= 0)
+		close(fsfd);
+	if (a.fsfd >= 0)
+		close(a.fsfd);
+	if (a.dirfd >= 0)
+		close(a.dirfd);
+	if (a.prog >= 0)
+		close(a.prog);
+	if (hs_teardown(&e))
+		ret = TAP_FAIL;
+	return ret;
+}
+
+/* Send fd over the unix socket sock (SCM_RIGHTS); 0 or -errno. */
+static int send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 'f';
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &msg, 0) == 1 ? 0 : -errno;
+}
+
+/* Receive an fd from the unix socket sock; the fd or -errno. */
+static int recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, byte;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			      .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	int fd;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != 1)
+		return -errno;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -EBADMSG;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+struct opener_args {
+	int sock;
+	const char *dir;
+};
+
+/* As nobody: open dir and send the fd to the parent. */
+static int send_dir_as_nobody(void *p)
+{
+	const struct opener_args *a = p;
+	int ret = TAP_FAIL, dfd = -1, rc;
+
+	EXPECT(drop_to_nobody() == 0);
+	dfd = open(a->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	EXPECT(dfd >= 0, "open %s as 65534: %s", a->dir, strerror(errno));
+	rc = send_fd(a->sock, dfd);
+	EXPECT(!rc, "sending the fd: %s", strerror(-rc));
+	ret = TAP_OK;
+out:
+	if (dfd >= 0)
+		close(dfd);
+	return ret;
+}
+
+/*
+ * root_dir= must have been opened by someone with CAP_SYS_ADMIN (a setuid
+ * helper mounting with a user's fd): a directory fd that an unprivileged
+ * task (65534) opened and passed over SCM_RIGHTS makes root's mount(2)
+ * fail EPERM. Control: the same directory opened by root mounts.
+ */
+static int t_priv_root_dir_opener(void)
+{
+	int ret = TAP_FAIL, rc, sv[2] = { -1, -1 }, dfd = -1;
+	struct opener_args a;
+	bool m2_up = false;
+	struct hs_env e;
+	char m2[128];
+	struct stat st;
+
+	rc = hs_setup(&e, NULL);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	EXPECT(write_file(at(e.back, "f"), "opener", 6) == 0);
+	snprintf(m2, sizeof(m2), "%s/m2", e.dir);
+	OK(mkdir(m2, 0755));
+	/* mkdtemp made it 0700: let 65534 reach the backing tmpfs */
+	OK(chmod(e.dir, 0755));
+	OK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv));
+	a = (struct opener_args){ .sock = sv[1], .dir = e.back };
+	EXPECT(in_child(send_dir_as_nobody, &a) == TAP_OK, "the unprivileged opener");
+	dfd = recv_fd(sv[0]);
+	EXPECT(dfd >= 0, "receiving the fd: %s", strerror(-dfd));
+	rc = mount_nodaemon_fd(m2, dfd, NULL);
+	if (!rc)
+		unmount_extra(m2);
+	EXPECT(rc == -EPERM, "root_dir opened by 65534: %s, expected EPERM",
+	       rc ? strerror(-rc) : "mounted");
+	/* Control: opened by root */
+	rc = mount_nodaemon(m2, e.back, NULL);
+	EXPECT(!rc, "root_dir opened by root: %s", strerror(-rc));
+	m2_up = true;
+	OK(stat(at(m2, "f"), &st));
+	EXPECT(st.st_size == 6, "size %lld", (long long)st.st_size);
+	ret = TAP_OK;
+out:
+	if (m2_up && unmount_extra(m2))
+		ret = TAP_FAIL;
+	if (dfd >= 0)
+		close(dfd);
+	for (int i = 0; i < 2; i++)
+		if (sv[i] >= 0)
+			close(sv[i]);
+	if (hs_teardown(&e))
+		ret = TAP_FAIL;
+	return ret;
+}
+
+/* Set or clear FS_APPEND_FL on path; 0 or -errno. */
+static int set_append(const char *path, bool on)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), flags = 0, rc = -1;
+
+	if (fd < 0)
+		return -errno;
+	if (!ioctl(fd, FS_IOC_GETFLAGS, &flags)) {
+		flags = on ? flags | FS_APPEND_FL : flags & ~FS_APPEND_FL;
+		rc = ioctl(fd, FS_IOC_SETFLAGS, &flags);
+	}
+	rc = rc ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+/*
+ * An fd opened through the view (O_WRONLY | O_APPEND) before the backing
+ * file became append-only (chattr +a on the backing ext4 file): the FUSE
+ * inode's flags are older than the chattr, so ftruncate()'s own S_APPEND
+ * check passes; the backed setattr must refresh them and refuse the size
+ * change, EPERM, leaving the size. Appending still works.
+ */
+static int t_append_ftruncate_after_chattr(void)
+{
+	int ret = TAP_FAIL, rc, fd = -1;
+	bool ext_up = false, view_up = false, flag = false;
+	char ext[128], img[128], view[128];
+	struct hs_env e;
+	struct stat st;
+
+	rc = hs_setup(&e, NULL);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	snprintf(ext, sizeof(ext), "%s/ext", e.dir);
+	snprintf(img, sizeof(img), "%s/ext.img", e.back);
+	snprintf(view, sizeof(view), "%s/view", e.dir);
+	OK(mkdir(view, 0755));
+	EXPECT(make_ext4(img, ext) == 0, "ext4");
+	ext_up = true;
+	rc = mount_nodaemon(view, at(ext, "tree"), NULL);
+	EXPECT(!rc, "the view: %s", strerror(-rc));
+	view_up = true;
+	fd = open(at(view, "a"), O_WRONLY | O_APPEND | O_CLOEXEC);
+	EXPECT(fd >= 0, "open view/a: %s", strerror(errno));
+	rc = set_append(at(ext, "tree/a"), true);
+	EXPECT(!rc, "chattr +a on the backing file: %s", strerror(-rc));
+	flag = true;
+	ERR(ftruncate(fd, 0), EPERM);
+	OK(stat(at(ext, "tree/a"), &st));
+	EXPECT(st.st_size == 2, "the backing file's size is %lld, was 2", (long long)st.st_size);
+	EXPECT(write(fd, "b\n", 2) == 2, "appending: %s", strerror(errno));
+	OK(stat(at(ext, "tree/a"), &st));
+	EXPECT(st.st_size == 4, "size %lld after appending 2 bytes to 2", (long long)st.st_size);
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (flag && set_append(at(ext, "tree/a"), false))
+		ret = TAP_FAIL;
+	if (view_up && unmount_extra(view))
+		ret = TAP_FAIL;
+	if (ext_up && unmount_extra(ext))
+		ret = TAP_FAIL;
+	if (hs_teardown(&e))
+		ret = TAP_FAIL;
+	return ret;
+}
+
+/* In a child (another lock owner): F_GETLK on *fd sees the parent's write lock. */
+static int getlk_sees_lock(void *p)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int ret = TAP_FAIL;
+
+	OK(fcntl(*(int *)p, F_GETLK, &fl));
+	EXPECT(fl.l_type == F_WRLCK && fl.l_pid == getppid(),
+	       "F_GETLK: type %d pid %d, expected F_WRLCK by %d", fl.l_type, fl.l_pid, getppid());
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+#define QUIET_DATA 65536
+
+/*
+ * A backed node (nodeid 0) is unknown to the server, which offers POSIX and
+ * flock locks at INIT: locks are kept by the kernel (a write lock works
+ * and another process's F_GETLK sees it; flock works), ioctls fail ENOTTY
+ * (FS_IOC_GETFLAGS and an unknown one), fadvise(WILLNEED) and readahead(2)
+ * read nothing through the FUSE inode's page cache, FIBMAP has no answer;
+ * and the server gets no GETLK, SETLK, SETLKW, IOCTL, READ or BMAP, and no
+ * request about nodeid 0 at all. (The old series sent them all, nodeid 0.)
+ */
+static int t_backed_node_no_server_requests(void)
+{
+	static const uint32_t quiet[] = { FUSE_GETLK, FUSE_SETLK, FUSE_SETLKW,
+					  FUSE_IOCTL, FUSE_READ, FUSE_BMAP };
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int ret = TAP_FAIL, rc, fd = -1, flags = 0, blk = 0;
+	static char data[QUIET_DATA];
+	struct tfuse_counts now;
+	bool quiet_ok = true;
+	struct hs_env e;
+
+	rc = hs_setup_flags(&e, NULL, FUSE_POSIX_LOCKS | FUSE_FLOCK_LOCKS);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	memset(data, 'q', sizeof(data));
+	EXPECT(write_file(at(e.back, "f"), data, sizeof(data)) == 0);
+	hs_add(&e, FUSE_ROOT_ID, "f", at(e.back, "f"));
+	fd = open(at(e.mnt, "f"), O_RDWR | O_CLOEXEC);
+	EXPECT(fd >= 0, "open: %s", strerror(errno));
+	OK(fcntl(fd, F_SETLK, &fl));
+	EXPECT(in_child(getlk_sees_lock, &fd) == TAP_OK, "the lock seen from another process");
+	OK(flock(fd, LOCK_EX));
+	ERR(ioctl(fd, FS_IOC_GETFLAGS, &flags), ENOTTY);
+	ERR(ioctl(fd, _IO('h', 0x5a)), ENOTTY);
+	rc = posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
+	EXPECT(rc == 0, "posix_fadvise(WILLNEED): %s", strerror(rc));
+	OK(readahead(fd, 0, QUIET_DATA));
+	OK(ioctl(fd, FIBMAP, &blk));
+	EXPECT(blk == 0, "FIBMAP: block %d", blk);
+	fl.l_type = F_UNLCK;
+	OK(fcntl(fd, F_SETLK, &fl));
+	OK(flock(fd, LOCK_UN));
+	fl.l_type = F_WRLCK;
+	OK(fcntl(fd, F_SETLK, &fl));
+	/* close() drops this one: locks_remove_posix() */
+	close(fd);
+	fd = -1;
+	tfuse_counts_get(e.counts, &now);
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++) {
+		if (now.op[quiet[i]]) {
+			printf("the server got %u %s\n", now.op[quiet[i]], tfuse_opname(quiet[i]));
+			quiet_ok = false;
+		}
+	}
+	EXPECT(quiet_ok, "requests about a backed node reached the server");
+	EXPECT(e.sh->nodeid0 == 0, "the server got %u requests about nodeid 0 (the last %s)",
+	       e.sh->nodeid0, tfuse_opname(e.sh->nodeid0_op));
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (hs_teardown(&e))
+		ret = TAP_FAIL;
+	return ret;
+}
+
+/* A user namespace that maps 0 to 1000 (uids and gids); its fd or -errno. */
+static int userns_fd_mapped(void)
+{
+	int pfd[2], fd = -EPERM;
+	char c = 1, path[64];
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		c = unshare(CLONE_NEWUSER) ? 1 : 0;
+		if (write(pfd[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	if (pid > 0 && read(pfd[0], &c, 1) == 1 && !c) {
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+		if (!write_file(path, "0 1000 1\n", 9)) {
+			snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+			if (!write_file(path, "0 1000 1\n", 9)) {
+				snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+				fd = open(path, O_RDONLY | O_CLOEXEC);
+				if (fd < 0)
+					fd = -errno;
+			}
+		}
+	}
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	close(pfd[0]);
+	close(pfd[1]);
+	return fd;
+}
+
+/*
+ * Backing operations check permissions in the initial user namespace, so
+ * an idmapped backing mount is refused: an ext4 directory cloned with
+ * open_tree() and idmapped (0 -> 1000) by mount_setattr() fails as
+ * root_dir= (the mount EINVAL) and as a LOOKUP reply's backing (the
+ * ioctl EINVAL, the lookup EIO). Control: the same directory, not
+ * idmapped, works both ways.
+ */
+static int t_idmapped_backing_refused(void)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP };
+	int ret = TAP_FAIL, rc, ns = -1, tree = -1, plain = -1;
+	bool ext_up = false, view_up = false;
+	char ext[128], img[128], view[128], buf[16];
+	struct hs_ent *ent;
+	struct hs_env e;
+	struct stat st;
+
+	if (access("/proc/self/ns/user", F_OK))
+		SKIP("no /proc/self/ns/user: kernel without CONFIG_USER_NS");
+	rc = hs_setup(&e, NULL);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	snprintf(ext, sizeof(ext), "%s/ext", e.dir);
+	snprintf(img, sizeof(img), "%s/ext.img", e.back);
+	snprintf(view, sizeof(view), "%s/view", e.dir);
+	OK(mkdir(view, 0755));
+	EXPECT(make_ext4(img, ext) == 0, "ext4");
+	ext_up = true;
+	ns = userns_fd_mapped();
+	EXPECT(ns >= 0, "a mapped user namespace: %s", strerror(-ns));
+	tree = syscall(SYS_open_tree, AT_FDCWD, at(ext, "tree"), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	EXPECT(tree >= 0, "open_tree: %s", strerror(errno));
+	attr.userns_fd = ns;
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof(attr))) {
+		if (errno == ENOSYS || errno == EINVAL)
+			SKIP("mount_setattr(MOUNT_ATTR_IDMAP) on ext4: %s", strerror(errno));
+		EXPECT(0, "mount_setattr(MOUNT_ATTR_IDMAP): %s", strerror(errno));
+	}
+	OK(fstatat(tree, "a", &st, 0));
+	EXPECT(st.st_uid == 1000, "the idmapping does not show: a's uid is %u", st.st_uid);
+	rc = mount_nodaemon_fd(view, tree, NULL);
+	if (!rc)
+		unmount_extra(view);
+	EXPECT(rc == -EINVAL, "root_dir on an idmapped mount: %s, expected EINVAL",
+	       rc ? strerror(-rc) : "mounted");
+	ent = hs_add_fd(&e, FUSE_ROOT_ID, "idmapped", tree);
+	EXPECT(ent);
+	EXPECT(hs_refused(ent, at(e.mnt, "idmapped"), EINVAL) == TAP_OK, "a backing on an idmapped mount");
+	/* Control: not idmapped */
+	plain = open(at(ext, "tree"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	EXPECT(plain >= 0);
+	rc = mount_nodaemon_fd(view, plain, NULL);
+	EXPECT(!rc, "root_dir on the plain mount: %s", strerror(-rc));
+	view_up = true;
+	EXPECT(read_file(at(view, "a"), buf, sizeof(buf)) == 2 && !strcmp(buf, "a\n"),
+	       "view/a: %s", strerror(errno));
+	ent = hs_add_fd(&e, FUSE_ROOT_ID, "plain", plain);
+	EXPECT(ent);
+	EXPECT(read_file(at(e.mnt, "plain/a"), buf, sizeof(buf)) == 2 && !strcmp(buf, "a\n"),
+	       "plain/a: %s (reply: %s)", strerror(errno), strerror(ent->last_err));
+	ret = TAP_OK;
+out:
+	if (view_up && unmount_extra(view))
+		ret = TAP_FAIL;
+	/* The served mount holds the ext4 backing: it goes first. */
+	hs_stop_fuse(&e);
+	if (tree >= 0)
+		close(tree);
+	if (plain >= 0)
+		close(plain);
+	if (ns >= 0)
+		close(ns);
+	if (ext_up && unmount_extra(ext))
+		ret = TAP_FAIL;
+	if (hs_teardown(&e))
+		ret = TAP_FAIL;
+	return ret;
+}
+
+/* Load a fuse-bpf program of n instructions; its fd or -errno (the verifier's log printed). */
+static int load_insns(const char *name, const struct bpf_insn *insns, size_t n)
+{
+	static char log[16384];
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log, .log_size = sizeof(log),
+		    .log_level = 1);
+	int type = fuse_prog_type(), fd;
+
+	if (type < 0)
+		return -ENOENT;
+	log[0] = 0;
+	fd = bpf_prog_load(type, name, "GPL", insns, n, &opts);
+	if (fd < 0) {
+		fd = -errno;
+		printf("loading %s: %s\n%s\n", name, strerror(-fd), log);
+	}
+	return fd;
+}
+
+/* A program whose op prefilter returns verdict; 0 (the backing) for everything else. */
+static int load_verdict_prog(uint32_t op, int verdict)
+{
+	const struct bpf_insn prog[] = {
+		BPF_LDX_MEM(BPF_W, 2, 1, 8),	/* r2 = ctx->opcode */
+		BPF_JMP_IMM(BPF_JNE, 2, op | FUSE_PREFILTER, 2),
+		BPF_MOV64_IMM(0, verdict),
+		BPF_EXIT_INSN(),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
+	};
+
+	return load_insns("hs_verdict", prog, sizeof(prog) / sizeof(prog[0]));
+}
+
+/*
+ * A program whose LSEEK prefilter sets in arg 0's whence (struct
+ * fuse_lseek_in: fh, offset, whence, padding) to whence with
+ * bpf_fuse_set_arg(); set_arg's error, if any, is the verdict.
+ */
+static int load_lseek_whence_prog(int whence)
+{
+	const struct bpf_insn prog[] = {
+		BPF_MOV64_REG(6, 1),
+		BPF_LDX_MEM(BPF_W, 2, 1, 8),	/* r2 = ctx->opcode */
+		BPF_JMP_IMM(BPF_JNE, 2, FUSE_LSEEK | FUSE_PREFILTER, 17),
+		/* struct fuse_lseek_in at fp - 24 */
+		BPF_ST_MEM(BPF_DW, 10, -24, 0),
+		BPF_ST_MEM(BPF_DW, 10, -16, 0),
+		BPF_ST_MEM(BPF_DW, 10, -8, 0),
+		BPF_MOV64_REG(1, 6),
+		BPF_MOV64_IMM(2, 0),
+		BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -24),
+		BPF_MOV64_IMM(4, 24),
+		BPF_CALL_HELPER(BPF_FUNC_fuse_get_arg),
+		BPF_ST_MEM(BPF_W, 10, -8, whence),	/* offsetof(whence) == 16 */
+		BPF_MOV64_REG(1, 6),
+		BPF_MOV64_IMM(2, 0),
+		BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -24),
+		BPF_MOV64_IMM(4, 24),
+		BPF_CALL_HELPER(BPF_FUNC_fuse_set_arg),
+		BPF_EXIT_INSN(),
+		/* not LSEEK's prefilter */
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
+	};
+
+	return load_insns("hs_whence", prog, sizeof(prog) / sizeof(prog[0]));
+}
+
+/*
+ * LSEEK's in arg is writable by a prefilter, but its whence must stay one
+ * llseek(2) accepts: rewritten to 7 (past SEEK_MAX), lseek(SEEK_SET) and
+ * lseek(SEEK_END) on a view file fail EINVAL (the old series passed 7 to
+ * the backing file system, whose generic llseek took it for SEEK_SET).
+ * The file otherwise reads through the filter.
+ */
+static int t_lseek_whence_rewrite(void)
+{
+	int ret = TAP_FAIL, rc, prog = -1, dfd = -1, fd = -1;
+	bool view_up = false;
+	struct hs_env e;
+	char view[128], opts[32], buf[16];
+
+	prog = load_lseek_whence_prog(7);
+	if (prog == -ENOENT)
+		SKIP("kernel without fuse-bpf BPF");
+	EXPECT(prog >= 0, "loading the whence filter: %s", strerror(-prog));
+	rc = hs_setup(&e, NULL);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	EXPECT(write_file(at(e.back, "f"), "0123456789", 10) == 0);
+	snprintf(view, sizeof(view), "%s/view", e.dir);
+	OK(mkdir(view, 0755));
+	dfd = open(e.back, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	EXPECT(dfd >= 0);
+	snprintf(opts, sizeof(opts), "root_bpf=%d", prog);
+	rc = mount_nodaemon_fd(view, dfd, opts);
+	EXPECT(!rc, "the view with root_bpf: %s", strerror(-rc));
+	view_up = true;
+	fd = open(at(view, "f"), O_RDONLY | O_CLOEXEC);
+	EXPECT(fd >= 0, "open view/f: %s", strerror(errno));
+	EXPECT(read(fd, buf, 4) == 4 && !memcmp(buf, "0123", 4), "read: %s", strerror(errno));
+	ERR(lseek(fd, 0, SEEK_SET), EINVAL);
+	ERR(lseek(fd, 0, SEEK_END), EINVAL);
+	EXPECT(read(fd, buf, 4) == 4 && !memcmp(buf, "4567", 4),
+	       "the refused seeks moved the position: read %.4s", buf);
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (view_up && unmount_extra(view))
+		ret = TAP_FAIL;
+	if (dfd >= 0)
+		close(dfd);
+	if (prog >= 0)
+		close(prog);
+	if (hs_teardown(&e))
+		ret = TAP_FAIL;
+	return ret;
+}
+
+/*
+ * mmap(MAP_SHARED) of a file open for writing asks its WRITE prefilter,
+ * under mmap_lock, where the server must not be asked: a prefilter that
+ * hands WRITE to the server (FUSE_BPF_USER_FILTER) makes a writable shared
+ * mapping fail EIO, and the server gets no request; a read-only shared
+ * mapping works and can't be made writable (mprotect EACCES).
+ */
+static int t_mmap_user_filter_eio(void)
+{
+	int ret = TAP_FAIL, rc, prog = -1, fd = -1;
+	static char data[4096];
+	struct tfuse_counts now;
+	struct hs_ent *ent;
+	void *p = MAP_FAILED;
+	struct hs_env e;
+
+	prog = load_verdict_prog(FUSE_WRITE, FUSE_BPF_USER_FILTER);
+	if (prog == -ENOENT)
+		SKIP("kernel without fuse-bpf BPF");
+	EXPECT(prog >= 0, "loading the WRITE filter: %s", strerror(-prog));
+	rc = hs_setup(&e, NULL);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	memset(data, 'm', sizeof(data));
+	EXPECT(write_file(at(e.back, "f"), data, sizeof(data)) == 0);
+	ent = hs_add(&e, FUSE_ROOT_ID, "f", at(e.back, "f"));
+	EXPECT(ent);
+	ent->bpf_fd = prog;
+	fd = open(at(e.mnt, "f"), O_RDWR | O_CLOEXEC);
+	EXPECT(fd >= 0, "open: %s (reply: %s)", strerror(errno), strerror(ent->last_err));
+	ERR(mmap(NULL, sizeof(data), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), EIO);
+	p = mmap(NULL, sizeof(data), PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT(p != MAP_FAILED, "a read-only shared mapping: %s", strerror(errno));
+	EXPECT(!memcmp(p, data, sizeof(data)), "the mapping's data");
+	ERR(mprotect(p, sizeof(data), PROT_READ | PROT_WRITE), EACCES);
+	tfuse_counts_get(e.counts, &now);
+	EXPECT(e.sh->write_pre == 0 && now.op[0] == 0,
+	       "the server got %u WRITE prefilter requests, %u filter requests in all",
+	       e.sh->write_pre, now.op[0]);
+	ret = TAP_OK;
+out:
+	if (p != MAP_FAILED)
+		munmap(p, sizeof(data));
+	if (fd >= 0)
+		close(fd);
+	if (prog >= 0)
+		close(prog);
+	if (hs_teardown(&e))
+		ret = TAP_FAIL;
+	return ret;
+}
+
 /* --- the cases ------------------------------------------------------------------------------- */
 
 /*
@@ -1638,6 +2441,13 @@ CASE(rename_backed_unbacked)
 CASE(notify_nodeid0)
 CASE(cuse_poll)
 CASE(ino_two_ext4)
+CASE(priv_fsconfig_split)
+CASE(priv_root_dir_opener)
+CASE(append_ftruncate_after_chattr)
+CASE(backed_node_no_server_requests)
+CASE(idmapped_backing_refused)
+CASE(lseek_whence_rewrite)
+CASE(mmap_user_filter_eio)
 
 static const struct tap_case cases[] = {
 	/* item 1 */
@@ -1667,6 +2477,14 @@ static const struct tap_case cases[] = {
 	{ "cuse_poll", c_cuse_poll },
 	/* item 14 */
 	{ "ino_two_ext4", c_ino_two_ext4 },
+	/* the hostile review of 28-37 */
+	{ "priv_fsconfig_split", c_priv_fsconfig_split },
+	{ "priv_root_dir_opener", c_priv_root_dir_opener },
+	{ "append_ftruncate_after_chattr", c_append_ftruncate_after_chattr },
+	{ "backed_node_no_server_requests", c_backed_node_no_server_requests },
+	{ "idmapped_backing_refused", c_idmapped_backing_refused },
+	{ "lseek_whence_rewrite", c_lseek_whence_rewrite },
+	{ "mmap_user_filter_eio", c_mmap_user_filter_eio },
 };
 
 TAP_MAIN("harden_srv", cases)
