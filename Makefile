@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# fusebpf: make [all] | deps | kernel | bpf | cli | tests | check | demo | vm | bench | clean
+# fusebpf: make [all] | deps | kernel | kernel-debug | bpf | cli | tests | check | demo | vm | bench | clean
 #
-# The kernel tree and its build live in $(FUSEBPF_CACHE), outside the
-# repository; everything else is built under build/.
+# The kernel tree and its builds live in $(FUSEBPF_CACHE), outside the
+# repository; everything else is built under build/. Two kernels: the normal
+# one (make kernel: bench, demo, vm, and the BTF behind skel/vmlinux.h) and the
+# debug one (make kernel-debug: KASAN, lockdep, ...; make check runs on it).
 
 FUSEBPF_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/fusebpf
 export FUSEBPF_CACHE
@@ -35,7 +37,7 @@ DEPS := linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev \
 	pkg-config e2fsprogs attr fio util-linux iproute2 procps \
 	libjson-c-dev valgrind liburing-dev libaio-dev
 
-.PHONY: all deps kernel tests bpf check host-tests guest-tests demo vm bench clean
+.PHONY: all deps kernel kernel-debug tests bpf check host-tests guest-tests demo vm bench clean
 
 all: kernel bpf cli tests
 
@@ -50,7 +52,11 @@ deps:
 	fi
 
 kernel: deps
-	$(Q)kernel/build.sh
+	$(Q)KERNEL_FLAVOR=normal kernel/build.sh
+
+# kernel/fusebpf-debug.config on top, in $(FUSEBPF_CACHE)/build-debug.
+kernel-debug: deps
+	$(Q)KERNEL_FLAVOR=debug kernel/build.sh
 
 $(VMLINUX): kernel
 
@@ -166,26 +172,30 @@ install: $(BUILD)/fusebpfctl $(BPF_OBJS)
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/fusebpfctl
 
 # make check: everything built, host unit tests, then the guest suites in one VM
-# boot; one closing line "N passed, N failed[, N skipped]".
-check: all
-	$(Q)tests/check.sh $(HOST_BINS:%=--host %) $(GUEST_BINS:%=--guest %)
+# boot of the debug kernel; one closing line "N passed, N failed[, N skipped]".
+# CHECK_KERNEL=normal runs the guest suites on the normal kernel instead.
+CHECK_KERNEL ?= debug
+check: all $(if $(filter debug,$(CHECK_KERNEL)),kernel-debug)
+	$(Q)FUSEBPF_KERNEL=$(CHECK_KERNEL) tests/check.sh $(HOST_BINS:%=--host %) $(GUEST_BINS:%=--guest %)
 
 # make vm CMD='cmd args': run one command as root in the guest. GNU make itself
 # can only exit 0 or 2, so the command's status is reported by make's "Error N"
 # line and by the last line; kernel/vm.sh 'cmd args' exits with it directly.
+# FUSEBPF_KERNEL=debug boots the debug kernel.
 export CMD
-vm: kernel
+vm: $(if $(filter debug,$(FUSEBPF_KERNEL)),kernel-debug,kernel)
 	$(Q)if [ -z "$$CMD" ]; then exec kernel/vm.sh; fi; \
 	kernel/vm.sh "$$CMD"; rc=$$?; \
 	[ $$rc = 0 ] || echo "make vm: the command exited with status $$rc" >&2; exit $$rc
 
 demo: all
-	$(Q)kernel/vm.sh demo/demo.sh
+	$(Q)FUSEBPF_KERNEL=normal kernel/vm.sh demo/demo.sh
 
 # Throughput of fuse-bpf against the native backing filesystem and a plain
 # user-space FUSE server, as ratios from one run (bench/bench.sh).
+# Always the normal kernel: KASAN and lockdep would dominate the numbers.
 bench: all
-	$(Q)kernel/vm.sh bench/bench.sh
+	$(Q)FUSEBPF_KERNEL=normal kernel/vm.sh bench/bench.sh
 
 clean:
 	rm -rf $(BUILD)

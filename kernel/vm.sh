@@ -13,9 +13,13 @@
 #
 # Environment:
 #   FUSEBPF_CACHE   cache directory holding bzImage (see kernel/build.sh)
+#   FUSEBPF_KERNEL  normal (default): bzImage, from `make kernel`;
+#                   debug: bzImage-debug (KASAN, lockdep, ...), from
+#                   `make kernel-debug`, with 4G of memory by default
+#   VM_KERNEL       boot this bzImage instead
 #   FUSEBPF_ACCEL   kvm | tcg (default: kvm when a KVM guest actually runs)
 #   VM_TIMEOUT      seconds before a command run is declared hung (default 900)
-#   VM_MEM, VM_SMP  guest memory (default 2G) and CPUs (default: host CPUs)
+#   VM_MEM, VM_SMP  guest memory (default 2G, debug 4G) and CPUs (default: host CPUs)
 #   VM_LOG          where the console log is kept (default $FUSEBPF_CACHE/vm/console.log)
 #   VM_OUT          directory shared read-write with the guest (rc, dmesg, results)
 #
@@ -25,19 +29,27 @@ set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${FUSEBPF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusebpf}
-kernel=${VM_KERNEL:-$cache/bzImage}
+
+die() { printf 'kernel/vm.sh: %s\n' "$*" >&2; exit 125; }
+
+# The flavour (kernel/build.sh's KERNEL_FLAVOR). KASAN keeps an eighth of the
+# memory as shadow and delays reusing freed objects (its quarantine), and
+# lockdep has its own tables: the debug guest gets more memory.
+flavor=${FUSEBPF_KERNEL:-normal}
+case "$flavor" in
+normal) kernel=${VM_KERNEL:-$cache/bzImage} mem=${VM_MEM:-2G} target=kernel ;;
+debug) kernel=${VM_KERNEL:-$cache/bzImage-debug} mem=${VM_MEM:-4G} target=kernel-debug ;;
+*) die "FUSEBPF_KERNEL must be normal, debug or unset, not '$flavor'" ;;
+esac
 vmdir=$cache/vm
 mkdir -p "$vmdir"
 log=${VM_LOG:-$vmdir/console.log}
 outdir=${VM_OUT:-$vmdir/out}
 timeout_s=${VM_TIMEOUT:-900}
-mem=${VM_MEM:-2G}
 smp=${VM_SMP:-$(nproc)}
 
-die() { printf 'kernel/vm.sh: %s\n' "$*" >&2; exit 125; }
-
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: run 'make deps'"
-[ -r "$kernel" ] || die "no kernel at $kernel: run 'make kernel' first"
+[ -r "$kernel" ] || die "no kernel at $kernel: run 'make $target' first"
 
 # --- KVM or TCG -----------------------------------------------------------------
 # /dev/kvm can exist while a KVM guest hangs (it does on the build machines), so
@@ -92,9 +104,9 @@ else
 	printf '%s\n' "$*" >"$outdir/cmd"
 fi
 pwd >"$outdir/cwd"
-env | grep -E '^(V|TAP_[A-Z_]*|FUSEBPF_[A-Z_]*|TEST_[A-Z_]*)=' | grep -v '^FUSEBPF_CACHE=' >"$outdir/env" || true
-# The cache this kernel came from, also when the default was used
-printf 'FUSEBPF_CACHE=%q\n' "$(cd "$cache" && pwd)" >>"$outdir/env"
+env | grep -E '^(V|TAP_[A-Z_]*|FUSEBPF_[A-Z_]*|TEST_[A-Z_]*)=' | grep -v -e '^FUSEBPF_CACHE=' -e '^FUSEBPF_KERNEL=' >"$outdir/env" || true
+# The cache this kernel came from and its flavour, also when the defaults were used
+printf 'FUSEBPF_CACHE=%q\nFUSEBPF_KERNEL=%s\n' "$(cd "$cache" && pwd)" "$flavor" >>"$outdir/env"
 
 append="console=ttyS0 root=fsroot rootfstype=9p"
 append="$append rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=262144 ro"

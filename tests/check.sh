@@ -7,8 +7,11 @@
 # counts the TAP results of both and prints one closing line:
 #   N passed, N failed[, N skipped]
 # It fails when a test failed, a planned test did not report, the guest
-# crashed or hung, or the guest kernel log has a WARNING, BUG, Oops, KASAN or
-# UBSAN report. Logs are kept in build/check/.
+# crashed or hung, or the guest kernel log has a report
+# (tests/kernel-log-check.sh: WARNING, BUG, Oops, KASAN, UBSAN, lockdep,
+# sleeping in atomic context, hung tasks, list corruption). Logs are kept in
+# build/check/. The guest boots FUSEBPF_KERNEL (kernel/vm.sh; make check sets
+# it to debug).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -39,6 +42,7 @@ if [ ${#guest[@]} -gt 0 ]; then
 	vmout=$out/vm
 	args=""
 	for t in "${guest[@]}"; do args="$args $top/$t"; done
+	echo "# guest suites on the ${FUSEBPF_KERNEL:-normal} kernel"
 	VM_OUT=$vmout VM_LOG=$out/console.log VM_TIMEOUT=${VM_TIMEOUT:-2400} TAP_DIR=/run/fusebpf-out/tap \
 		kernel/vm.sh "$top/tests/run-guest.sh$args"
 	vmrc=$?

@@ -20,17 +20,24 @@
 #include "tap.h"
 #include "tfuse.h"
 
-/* The running kernel's version string is the one of the build in FUSEBPF_CACHE. */
+/*
+ * The running kernel's version string is the one of the build in FUSEBPF_CACHE:
+ * build/, or build-debug/ when kernel/vm.sh booted the debug flavour
+ * (FUSEBPF_KERNEL=debug).
+ */
 static int t_kernel_is_ours(void)
 {
 	const char *cache = getenv("FUSEBPF_CACHE");
+	const char *flavor = getenv("FUSEBPF_KERNEL");
+	int debug = flavor && !strcmp(flavor, "debug");
 	char path[4096], compile_h[1024], want[512];
 	struct utsname u;
 	int ret = TAP_FAIL;
 	char *p, *q;
 
 	EXPECT(cache, "FUSEBPF_CACHE is not set");
-	snprintf(path, sizeof(path), "%s/build/include/generated/utsversion.h", cache);
+	snprintf(path, sizeof(path), "%s/%s/include/generated/utsversion.h", cache,
+		 debug ? "build-debug" : "build");
 	EXPECT(read_file(path, compile_h, sizeof(compile_h)) > 0, "cannot read %s", path);
 	p = strstr(compile_h, "UTS_VERSION \"");
 	EXPECT(p, "no UTS_VERSION in %s", path);
@@ -42,6 +49,8 @@ static int t_kernel_is_ours(void)
 	EXPECT(uname(&u) == 0);
 	printf("running %s %s; built %s\n", u.release, u.version, want);
 	EXPECT(strncmp(u.release, "6.1.", 4) == 0, "release %s", u.release);
+	EXPECT(!debug == !strstr(u.release, "-debug"), "release %s, FUSEBPF_KERNEL %s", u.release,
+	       flavor ? flavor : "unset");
 	EXPECT(strcmp(u.version, want) == 0, "running '%s', built '%s'", u.version, want);
 	ret = TAP_OK;
 out:
