@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libgen.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -173,6 +174,37 @@ static void print_record(const struct mount_rec *m)
 	printf("; server pid %d, log %s)\n", m->pid, m->log);
 }
 
+/*
+ * The mountpoint, a directory, resolved into @out (PATH_MAX).  A mount
+ * whose server died answers ENOTCONN (once FUSE's attribute timeout has
+ * passed): it is resolved through its parent, so that the mount record
+ * can say what it is ("dead: detach it first").  0 or -errno.
+ */
+static int resolve_mountpoint(const char *arg, char *out)
+{
+	char dir[PATH_MAX], base[PATH_MAX], parent[PATH_MAX];
+	struct stat st;
+
+	if (!stat(arg, &st)) {
+		if (!S_ISDIR(st.st_mode))
+			return -ENOTDIR;
+		return realpath(arg, out) ? 0 : -errno;
+	}
+	if (errno != ENOTCONN)
+		return -errno;
+	if (strlen(arg) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	/* dirname() and basename() may change their argument */
+	strcpy(dir, arg);
+	strcpy(base, arg);
+	if (!realpath(dirname(dir), parent))
+		return -errno;
+	if (snprintf(out, PATH_MAX, "%s/%s", strcmp(parent, "/") ? parent : "",
+		     basename(base)) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 int do_attach(int argc, char **argv)
 {
 	struct attach_args a;
@@ -212,16 +244,13 @@ int do_attach(int argc, char **argv)
 		ret = fail(ENOTDIR, "attach: backing directory %s", back_arg);
 		goto out;
 	}
-	if (stat(mnt_arg, &st)) {
-		ret = fail(errno, "attach: mountpoint %s", mnt_arg);
+	err = resolve_mountpoint(mnt_arg, mnt);
+	if (err) {
+		ret = fail(-err, "attach: mountpoint %s", mnt_arg);
 		goto out;
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		ret = fail(ENOTDIR, "attach: mountpoint %s", mnt_arg);
-		goto out;
-	}
-	if (!realpath(mnt_arg, mnt) || !realpath(back_arg, back)) {
-		ret = fail(errno, "attach: resolve %s", mnt_arg);
+	if (!realpath(back_arg, back)) {
+		ret = fail(errno, "attach: resolve %s", back_arg);
 		goto out;
 	}
 	{
