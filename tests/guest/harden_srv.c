@@ -86,24 +86,6 @@
 #define BPF_CALL_HELPER(id) ((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = id })
 #define BPF_EXIT_INSN() ((struct bpf_insn){ .code = BPF_JMP | BPF_EXIT })
 
-/* In a case (EXPECT): expr must fail (return -1) with errno err. */
-#define ERR(expr, err)                                                                 \
-	do {                                                                           \
-		errno = 0;                                                             \
-		long err_r_ = (long)(expr);                                            \
-		int err_e_ = errno;                                                    \
-		EXPECT(err_r_ == -1 && err_e_ == (err), "%s returned %ld (%s), expected %s", \
-		       #expr, err_r_, err_r_ == -1 ? strerror(err_e_) : "no error",      \
-		       strerror(err));                                                 \
-	} while (0)
-
-/* In a case (EXPECT): expr must succeed (return >= 0). */
-#define OK(expr)                                                                     \
-	do {                                                                         \
-		errno = 0;                                                           \
-		long ok_r_ = (long)(expr);                                           \
-		EXPECT(ok_r_ >= 0, "%s returned %ld: %s", #expr, ok_r_, strerror(errno)); \
-	} while (0)
 
 /* --- the server: a table of names ------------------------------------------------ */
 

@@ -105,24 +105,6 @@ int pt_run_op(pt_op_fn op, enum pt_backing kind);
 /* --- helpers ------------------------------------------------------------------ */
 #define P pt_path
 
-/* In a case (EXPECT): expr must succeed (return >= 0). */
-#define OK(expr)                                                                     \
-	do {                                                                         \
-		errno = 0;                                                           \
-		long ok_r_ = (long)(expr);                                           \
-		EXPECT(ok_r_ >= 0, "%s returned %ld: %s", #expr, ok_r_, strerror(errno)); \
-	} while (0)
-
-/* In a case (EXPECT): expr must fail (return -1) with errno err. */
-#define ERR(expr, err)                                                                 \
-	do {                                                                           \
-		errno = 0;                                                             \
-		long err_r_ = (long)(expr);                                            \
-		int err_e_ = errno;                                                    \
-		EXPECT(err_r_ == -1 && err_e_ == (err), "%s returned %ld (%s), expected %s", \
-		       #expr, err_r_, err_r_ == -1 ? strerror(err_e_) : "no error",      \
-		       strerror(err));                                                 \
-	} while (0)
 
 
 /* Join a directory and a name into buf (static rotating buffers). */

@@ -24,8 +24,10 @@
 #ifndef FUSEBPF_TAP_H
 #define FUSEBPF_TAP_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 enum { TAP_OK = 0, TAP_FAIL = 1, TAP_SKIP = 2 };
 
@@ -46,6 +48,25 @@ void tap_skip_why(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 			tap_fail_at(__FILE__, __LINE__, #cond, "" __VA_ARGS__); \
 			goto out;                                               \
 		}                                                               \
+	} while (0)
+
+/* In a case (EXPECT): expr must succeed (return >= 0). */
+#define OK(expr)                                                                     \
+	do {                                                                         \
+		errno = 0;                                                           \
+		long ok_r_ = (long)(expr);                                           \
+		EXPECT(ok_r_ >= 0, "%s returned %ld: %s", #expr, ok_r_, strerror(errno)); \
+	} while (0)
+
+/* In a case (EXPECT): expr must fail (return -1) with errno err. */
+#define ERR(expr, err)                                                                 \
+	do {                                                                           \
+		errno = 0;                                                             \
+		long err_r_ = (long)(expr);                                            \
+		int err_e_ = errno;                                                    \
+		EXPECT(err_r_ == -1 && err_e_ == (err), "%s returned %ld (%s), expected %s", \
+		       #expr, err_r_, err_r_ == -1 ? strerror(err_e_) : "no error",      \
+		       strerror(err));                                                 \
 	} while (0)
 
 #define SKIP(...)                               \
