@@ -43,12 +43,6 @@
 #include "tap.h"
 #include "tfuse.h"
 
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
 #ifndef FUSE_PREFILTER
 #define FUSE_PREFILTER 0x10000
 #endif
