@@ -130,18 +130,6 @@ struct hs_env {
 	struct tfuse_counts *counts;
 };
 
-/* A dup of an fd of the test process (the server is another process). */
-static int fd_of_test(pid_t pid, int fd)
-{
-	int pidfd = syscall(SYS_pidfd_open, pid, 0), got;
-
-	if (pidfd < 0)
-		return -1;
-	got = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	close(pidfd);
-	return got;
-}
-
 static struct hs_ent *hs_find(struct hs_shared *sh, uint64_t parent, const char *name)
 {
 	for (int i = 0; i < HS_ENTS; i++) {
@@ -190,7 +178,7 @@ static int hs_reply_backing(int fd, struct tfuse_req *req, struct hs_shared *sh,
 	int bfd, pfd = -1, n = 0, rc;
 	struct stat st;
 
-	bfd = ent->test_fd >= 0 ? fd_of_test(sh->test_pid, ent->test_fd) :
+	bfd = ent->test_fd >= 0 ? tfuse_fd_of(sh->test_pid, ent->test_fd) :
 				  open(ent->path, ent->open_flags | O_CLOEXEC);
 	if (bfd < 0) {
 		rc = -errno;
@@ -211,7 +199,7 @@ static int hs_reply_backing(int fd, struct tfuse_req *req, struct hs_shared *sh,
 		r.e.attr.mode = ent->mode;
 	r.b[n++] = (struct fuse_bpf_entry_out){ .entry_type = FUSE_ENTRY_BACKING, .fd = bfd };
 	if (ent->bpf_fd >= 0) {
-		pfd = fd_of_test(sh->test_pid, ent->bpf_fd);
+		pfd = tfuse_fd_of(sh->test_pid, ent->bpf_fd);
 		r.b[n++] = (struct fuse_bpf_entry_out){ .entry_type = FUSE_ENTRY_BPF, .fd = pfd };
 	}
 	rc = tfuse_reply_ioctl(fd, req->h->unique, 0, &r, sizeof(r.e) + n * sizeof(r.b[0]));

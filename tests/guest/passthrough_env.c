@@ -40,18 +40,6 @@ const char *pt_kind_name(enum pt_backing kind)
 	return kind == PT_EXT4 ? "ext4" : "tmpfs";
 }
 
-/* A dup of the test process's fd, for crafted replies that need its fds. */
-static int fd_of_test(pid_t pid, int fd)
-{
-	int pidfd = syscall(SYS_pidfd_open, pid, 0), got;
-
-	if (pidfd < 0)
-		return -1;
-	got = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-	close(pidfd);
-	return got;
-}
-
 static void fill_root_attr(struct fuse_attr *a)
 {
 	*a = (struct fuse_attr){
@@ -128,7 +116,7 @@ static int serve_lookup(int fd, struct tfuse_req *req, struct pt_server *s)
 		for (int i = 0; i < PT_CRAFT_MAX; i++) {
 			r.b[i] = sh->craft[i];
 			if (sh->craft_test_fd[i] >= 0) {
-				extra[i] = fd_of_test(s->test_pid, sh->craft_test_fd[i]);
+				extra[i] = tfuse_fd_of(s->test_pid, sh->craft_test_fd[i]);
 				r.b[i].fd = extra[i];
 			} else if (r.b[i].fd == PT_FD_DATA) {
 				r.b[i].fd = bfd;

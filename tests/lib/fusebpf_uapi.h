@@ -13,12 +13,4 @@
 #define FILESYSTEM_MAX_STACK_DEPTH 2
 #endif
 
-/* Syscall numbers the C library may not know yet (x86_64). */
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_getfd
-#define SYS_pidfd_getfd 438
-#endif
-
 #endif

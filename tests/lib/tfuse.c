@@ -13,9 +13,18 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* Syscall numbers the C library may not know yet (x86_64). */
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
 
 #ifndef FUSE_DEV_IOC_BPF_RESPONSE
 #define FUSE_DEV_IOC_BPF_RESPONSE(N) _IOW(FUSE_DEV_IOC_MAGIC, 125, char[N])
@@ -247,4 +256,15 @@ int tfuse_attr_from_path(const char *path, struct fuse_attr *attr)
 		return -errno;
 	tfuse_attr_from_stat(&st, attr);
 	return 0;
+}
+
+int tfuse_fd_of(pid_t pid, int fd)
+{
+	int pidfd = syscall(SYS_pidfd_open, pid, 0), got;
+
+	if (pidfd < 0)
+		return -1;
+	got = syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+	close(pidfd);
+	return got;
 }

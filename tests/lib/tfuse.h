@@ -38,6 +38,11 @@ int tfuse_reply_init(int fd, struct tfuse_req *req);
 int tfuse_serve(int fd, tfuse_handler handler, void *ctx);
 /* Fork a server process; returns its pid. The parent keeps fd too: close it. */
 pid_t tfuse_spawn(int fd, tfuse_handler handler, void *ctx);
+/*
+ * A dup of fd @fd of process @pid (pidfd_getfd): a forked server replies
+ * with fds the test opened after the fork.  Returns the fd or -1 (errno).
+ */
+int tfuse_fd_of(pid_t pid, int fd);
 /* Unmount (lazily if busy) and reap the server. */
 void tfuse_stop(const char *mnt, pid_t server);
 
