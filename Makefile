@@ -68,6 +68,8 @@ TEST_BPF      := basic
 GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
 HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats
 HOST_BINS     := $(HOST_TESTS:%=$(BUILD)/tests/host/%)
+# Host tests that are scripts: the VM harness (boots the normal kernel).
+HOST_SCRIPTS  := tests/host/vm_harness.sh
 TEST_CFLAGS   := $(CFLAGS) -Wno-format-zero-length $(LIBBPF_CFLAGS) -Itests/lib -I$(BUILD)/tests
 
 tests: $(GUEST_BINS) $(HOST_BINS)
@@ -176,16 +178,19 @@ install: $(BUILD)/fusebpfctl $(BPF_OBJS)
 # CHECK_KERNEL=normal runs the guest suites on the normal kernel instead.
 CHECK_KERNEL ?= debug
 check: all $(if $(filter debug,$(CHECK_KERNEL)),kernel-debug)
-	$(Q)FUSEBPF_KERNEL=$(CHECK_KERNEL) tests/check.sh $(HOST_BINS:%=--host %) $(GUEST_BINS:%=--guest %)
+	$(Q)FUSEBPF_KERNEL=$(CHECK_KERNEL) tests/check.sh $(HOST_BINS:%=--host %) $(HOST_SCRIPTS:%=--host %) \
+		$(GUEST_BINS:%=--guest %)
 
 # make vm CMD='cmd args': run one command as root in the guest. GNU make itself
 # can only exit 0 or 2, so the command's status is reported by make's "Error N"
 # line and by the last line; kernel/vm.sh 'cmd args' exits with it directly.
 # FUSEBPF_KERNEL=debug boots the debug kernel.
-export CMD
+# The command goes to the shell as make was given it: $(value CMD), single-quoted,
+# so that CMD='echo $$HOME' reaches the guest's shell with its $$ intact.
+VM_CMD = '$(subst ','\'',$(value CMD))'
 vm: $(if $(filter debug,$(FUSEBPF_KERNEL)),kernel-debug,kernel)
-	$(Q)if [ -z "$$CMD" ]; then exec kernel/vm.sh; fi; \
-	kernel/vm.sh "$$CMD"; rc=$$?; \
+	$(Q)if [ -z $(VM_CMD) ]; then exec kernel/vm.sh; fi; \
+	kernel/vm.sh $(VM_CMD); rc=$$?; \
 	[ $$rc = 0 ] || echo "make vm: the command exited with status $$rc" >&2; exit $$rc
 
 demo: all

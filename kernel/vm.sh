@@ -20,8 +20,15 @@
 #   FUSEBPF_ACCEL   kvm | tcg (default: kvm when a KVM guest actually runs)
 #   VM_TIMEOUT      seconds before a command run is declared hung (default 900)
 #   VM_MEM, VM_SMP  guest memory (default 2G, debug 4G) and CPUs (default: host CPUs)
-#   VM_LOG          where the console log is kept (default $FUSEBPF_CACHE/vm/console.log)
-#   VM_OUT          directory shared read-write with the guest (rc, dmesg, results)
+#   VM_OUT          directory shared read-write with the guest (rc, dmesg,
+#                   results); emptied first. Default: a new directory
+#                   $FUSEBPF_CACHE/vm/runs/<time>-<pid>, so that guests run
+#                   at once never share one (the newest 8 runs are kept)
+#   VM_LOG          where the console log is kept (default VM_OUT/console.log)
+#
+# Two guests may run at once; each holds a lock on its out directory, and a
+# second run given the same VM_OUT stops with an error instead of deleting
+# the first one's files.
 #
 # Exit status: the command's; 124 when the guest hung (timeout); 125 when the
 # guest died (panic, crash) before the command finished.
@@ -43,8 +50,13 @@ debug) kernel=${VM_KERNEL:-$cache/bzImage-debug} mem=${VM_MEM:-4G} target=kernel
 esac
 vmdir=$cache/vm
 mkdir -p "$vmdir"
-log=${VM_LOG:-$vmdir/console.log}
-outdir=${VM_OUT:-$vmdir/out}
+if [ -n "${VM_OUT:-}" ]; then
+	outdir=$VM_OUT
+else
+	mkdir -p "$vmdir/runs"
+	outdir=$vmdir/runs/$(date +%Y%m%d-%H%M%S)-$$
+fi
+log=${VM_LOG:-$outdir/console.log}
 timeout_s=${VM_TIMEOUT:-900}
 smp=${VM_SMP:-$(nproc)}
 
@@ -65,7 +77,7 @@ kvm_works() {
 		[ "$(sed -n 2p "$probe")" = yes ]
 		return
 	fi
-	img=$vmdir/kvm-probe.img
+	img=$vmdir/kvm-probe.$$.img
 	# mov al,1; out 0xf4,al; hlt; ... 0x55 0xaa boot signature
 	{ printf '\xb0\x01\xe6\xf4\xf4'; head -c 505 /dev/zero; printf '\x55\xaa'; } >"$img"
 	timeout 5 qemu-system-x86_64 -accel kvm -cpu host -smp "$smp" -display none -nodefaults -no-user-config \
@@ -73,6 +85,7 @@ kvm_works() {
 		-drive file="$img",format=raw,if=ide >/dev/null 2>&1 &
 	wait $! 2>/dev/null
 	rc=$?
+	rm -f "$img"
 	if [ "$rc" = 3 ]; then
 		printf '%s\nyes\n' "$bootid" >"$probe"
 		return 0
@@ -93,9 +106,28 @@ else
 	cpu=max
 fi
 
-# --- the command --------------------------------------------------------------------
+# --- the out directory -----------------------------------------------------------
+# A lock beside it, held until this script exits: a run that finds it taken
+# leaves the directory alone. Old default run directories whose lock is free
+# are pruned, the newest 8 kept.
+mkdir -p "$(dirname "$outdir")"
+exec {lockfd}>"$outdir.lock" || die "cannot create $outdir.lock"
+flock -n "$lockfd" || die "another guest is using $outdir (VM_OUT); give this run its own VM_OUT"
+prune_runs() {
+	local d n=0
+	for d in $(ls -1dt "$vmdir"/runs/*/ 2>/dev/null); do
+		d=${d%/}
+		n=$((n + 1))
+		[ "$n" -le 8 ] || [ "$d" = "$outdir" ] && continue
+		{ flock -n 9 && rm -rf "$d" "$d.lock"; } 9>"$d.lock"
+	done
+}
+[ -n "${VM_OUT:-}" ] || prune_runs
 rm -rf "$outdir"
 mkdir -p "$outdir"
+ln -sfn "$outdir" "$vmdir/last" 2>/dev/null || true
+
+# --- the command --------------------------------------------------------------------
 interactive=0
 if [ $# -eq 0 ]; then
 	interactive=1
@@ -132,7 +164,7 @@ fi
 
 # Console to a file, streamed to stdout while the guest runs.
 : >"$log"
-"${qemu[@]}" -serial "file:$log" </dev/null >"$vmdir/qemu.err" 2>&1 &
+"${qemu[@]}" -serial "file:$log" </dev/null >"$outdir/qemu.err" 2>&1 &
 qpid=$!
 tail -n +1 -f --pid=$qpid "$log" 2>/dev/null | sed -u -e '/^FUSEBPF-GUEST-/d' -e '/sysrq: Resetting/d' -e 's/\r$//' &
 tpid=$!
@@ -151,7 +183,7 @@ done
 wait $qpid 2>/dev/null
 wait $tpid 2>/dev/null
 
-cp -f "$log" "$outdir/console.log" 2>/dev/null || true
+[ "$log" -ef "$outdir/console.log" ] || cp -f "$log" "$outdir/console.log" 2>/dev/null || true
 if [ "$hung" = 1 ]; then
 	printf 'kernel/vm.sh: the guest hung: no result within %ss (VM_TIMEOUT); console log: %s\n' \
 		"$timeout_s" "$log" >&2
@@ -161,7 +193,7 @@ if [ ! -f "$outdir/rc" ]; then
 	reason="died before the command finished"
 	grep -q 'Kernel panic' "$log" && reason="panicked"
 	printf 'kernel/vm.sh: the guest %s; console log: %s\n' "$reason" "$log" >&2
-	[ -s "$vmdir/qemu.err" ] && sed 's/^/  qemu: /' "$vmdir/qemu.err" >&2
+	[ -s "$outdir/qemu.err" ] && sed 's/^/  qemu: /' "$outdir/qemu.err" >&2
 	exit 125
 fi
 exit "$(cat "$outdir/rc")"
