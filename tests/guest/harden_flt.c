@@ -408,6 +408,110 @@ static int try_exec(char *const argv[], uid_t uid, char *out, size_t cap)
 	return WEXITSTATUS(status) >= 100 ? -(WEXITSTATUS(status) - 100) : WEXITSTATUS(status);
 }
 
+/* --- path walks through a filtered view stay in RCU walk (issue 12) --------------- */
+
+#define KPROBE_EVENTS "/sys/kernel/tracing/kprobe_events"
+#define REVAL_EVENT "/sys/kernel/tracing/events/kprobes/hf_reval/enable"
+#define LOOKUP_RCU 0x40
+
+static int write_str(const char *path, const char *s, int flags)
+{
+	int fd = open(path, O_WRONLY | flags), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, strlen(s)) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* fuse_revalidate_backing() calls traced: how many in RCU walk, how many not. */
+static int count_revalidations(long *rcu, long *ref)
+{
+	FILE *f = fopen("/sys/kernel/tracing/trace", "r");
+	char line[512];
+	unsigned int flags;
+	char *p;
+
+	if (!f)
+		return -errno;
+	*rcu = *ref = 0;
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, "hf_reval:");
+		if (!p || !(p = strstr(p, "flags=")) || sscanf(p, "flags=0x%x", &flags) != 1)
+			continue;
+		if (flags & LOOKUP_RCU)
+			(*rcu)++;
+		else
+			(*ref)++;
+	}
+	fclose(f);
+	return 0;
+}
+
+/*
+ * A warm stat() and open() of a/b/c/file in a filtered view: every backed
+ * component is revalidated in RCU walk, never in ref walk, and no ACCESS
+ * prefilter runs for the walk or an open (FUSE sends ACCESS for access(2)
+ * and chdir(2) only); access(2) and chdir(2) still run it.
+ */
+static int t_walk_stays_rcu(void)
+{
+	int ret = TAP_FAIL, fd, cwd = -1, mfd = -1;
+	long rcu = -1, ref = -1, access0;
+	struct stat st;
+	char buf[8];
+
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(run("mkdir -p %s/a/b/c && printf 12345 > %s/a/b/c/file", E.back, E.back) == 0);
+	EXPECT(hf_mount(false) == 0);
+	EXPECT(stat(M("a/b/c/file"), &st) == 0, "stat: %s", strerror(errno));
+	write_str(REVAL_EVENT, "0", 0);
+	write_str(KPROBE_EVENTS, "-:hf_reval", O_APPEND);
+	if (write_str(KPROBE_EVENTS, "p:hf_reval fuse_revalidate_backing flags=%si:x32", O_APPEND))
+		SKIP("no kprobe events in this kernel");
+	EXPECT(write_str("/sys/kernel/tracing/trace", "", O_TRUNC) == 0);
+	EXPECT(write_str(REVAL_EVENT, "1", 0) == 0, "enabling the kprobe: %s", strerror(errno));
+	access0 = NOTE(NOTE_ACCESS);
+	/*
+	 * From a directory fd in the view: an absolute path would leave RCU
+	 * walk at its first component already, in the guest's 9p root.
+	 */
+	mfd = open(E.mnt, O_RDONLY | O_DIRECTORY);
+	EXPECT(mfd >= 0, "open %s: %s", E.mnt, strerror(errno));
+	for (int i = 0; i < 50; i++) {
+		EXPECT(fstatat(mfd, "a/b/c/file", &st, 0) == 0 && st.st_size == 5);
+		fd = openat(mfd, "a/b/c/file", O_RDONLY);
+		EXPECT(fd >= 0 && read(fd, buf, sizeof(buf)) == 5, "open/read: %s", strerror(errno));
+		close(fd);
+	}
+	write_str(REVAL_EVENT, "0", 0);
+	EXPECT(count_revalidations(&rcu, &ref) == 0);
+	EXPECT(rcu >= 3 * 2 * 50 && ref == 0, "revalidations: %ld in RCU walk, %ld in ref walk", rcu, ref);
+	EXPECT(NOTE(NOTE_ACCESS) == access0, "%lld ACCESS prefilters ran for stat/open",
+	       NOTE(NOTE_ACCESS) - access0);
+	EXPECT(access(M("a/b/c/file"), R_OK) == 0);
+	EXPECT(NOTE(NOTE_ACCESS) == access0 + 1, "access(2): %lld ACCESS prefilters",
+	       NOTE(NOTE_ACCESS) - access0);
+	cwd = open(".", O_RDONLY | O_DIRECTORY);
+	EXPECT(chdir(M("a/b")) == 0, "chdir: %s", strerror(errno));
+	EXPECT(NOTE(NOTE_ACCESS) == access0 + 2, "chdir(2): %lld ACCESS prefilters",
+	       NOTE(NOTE_ACCESS) - access0);
+	ret = TAP_OK;
+out:
+	if (cwd >= 0 && fchdir(cwd))
+		ret = TAP_FAIL;
+	if (cwd >= 0)
+		close(cwd);
+	if (mfd >= 0)
+		close(mfd);
+	write_str(REVAL_EVENT, "0", 0);
+	write_str(KPROBE_EVENTS, "-:hf_reval", O_APPEND);
+	hf_teardown();
+	return ret;
+}
+
 /* --- items 3 and 13: READ/WRITE postfilter verdicts are ignored ---------------- */
 
 #define IO_LEN 4096
@@ -1623,6 +1727,7 @@ static const struct tap_case cases[] = {
 	{ "ret_values_getattr", t_ret_values },
 	{ "ret_eiocbqueued_read", t_ret_eiocbqueued_read },
 	{ "rcu_walk_access_server", t_rcu_walk },
+	{ "walk_stays_rcu", t_walk_stays_rcu },
 	{ "ro_bind_backing_erofs", t_ro_bind },
 	{ "frozen_backing_blocks", t_frozen_backing },
 	{ "truncate_executing_etxtbsy", t_truncate_running },
