@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# fusebpf: make [all] | deps | kernel | kernel-debug | bpf | cli | tests | check | demo | vm | bench | clean
+# fusebpf: make [all] | deps | kernel | kernel-debug | bpf | cli | tests | check | stress | demo | vm | bench | clean
 #
 # The kernel tree and its builds live in $(FUSEBPF_CACHE), outside the
 # repository; everything else is built under build/. Two kernels: the normal
@@ -37,7 +37,7 @@ DEPS := linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev \
 	pkg-config e2fsprogs attr fio util-linux iproute2 procps \
 	libjson-c-dev valgrind liburing-dev libaio-dev
 
-.PHONY: all deps kernel kernel-debug tests bpf check host-tests guest-tests demo vm bench clean
+.PHONY: all deps kernel kernel-debug tests bpf check stress host-tests guest-tests demo vm bench clean
 
 all: kernel bpf cli tests
 
@@ -63,7 +63,7 @@ $(VMLINUX): kernel
 # --- tests ------------------------------------------------------------------------
 TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c
 TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h
-GUEST_TESTS   := foundation passthrough bpf filters cli harden_srv harden_flt
+GUEST_TESTS   := foundation passthrough bpf filters cli harden_srv harden_flt stress
 TEST_BPF      := basic
 GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
 HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats
@@ -87,6 +87,9 @@ $(BUILD)/tests/%.skel.h: $(BUILD)/tests/%.bpf.o
 SRCS_passthrough := tests/guest/passthrough_env.c tests/guest/passthrough_ops.c
 LIBS_passthrough := -luring -laio
 $(BUILD)/tests/guest/passthrough: $(SRCS_passthrough) tests/guest/passthrough.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+SRCS_stress := tests/guest/stress_model.c tests/guest/stress_work.c
+$(BUILD)/tests/guest/stress: $(SRCS_stress) tests/guest/stress.h $(BUILD)/fusebpfctl
+$(BUILD)/tests/guest/stress: TEST_CFLAGS += -Wno-format-truncation
 
 $(BUILD)/tests/guest/%: tests/guest/%.c $(TEST_LIB) $(TEST_LIB_H) $(TEST_BPF:%=$(BUILD)/tests/%.skel.h)
 	$(call msg,CC,$@)
@@ -180,6 +183,13 @@ CHECK_KERNEL ?= debug
 check: all $(if $(filter debug,$(CHECK_KERNEL)),kernel-debug)
 	$(Q)FUSEBPF_KERNEL=$(CHECK_KERNEL) tests/check.sh $(HOST_BINS:%=--host %) $(HOST_SCRIPTS:%=--host %) \
 		$(GUEST_BINS:%=--guest %)
+
+# make stress: the stress suite alone, STRESS_SECONDS long (default 60) with
+# STRESS_SEED (default random, printed), on the debug kernel
+# (STRESS_KERNEL=normal: the normal one); tests/stress.sh.
+STRESS_KERNEL ?= debug
+stress: all $(if $(filter debug,$(STRESS_KERNEL)),kernel-debug)
+	$(Q)FUSEBPF_KERNEL=$(STRESS_KERNEL) tests/stress.sh
 
 # make vm CMD='cmd args': run one command as root in the guest. GNU make itself
 # can only exit 0 or 2, so the command's status is reported by make's "Error N"
