@@ -44,11 +44,30 @@ out:
 	return ret;
 }
 
+static int c_todo_broken(void)
+{
+	int ret = TAP_FAIL;
+
+	TODO("a known %s", "bug");
+	EXPECT(1 + 1 == 3, "still broken");
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static int c_todo_fixed(void)
+{
+	TODO("a fixed bug");
+	return TAP_OK;
+}
+
 static const struct tap_case inner[] = {
 	{ "passes", c_pass },
 	{ "fails", c_fail },
 	{ "crashes", c_crash },
 	{ "skips", c_skip },
+	{ "todo_broken", c_todo_broken },
+	{ "todo_fixed", c_todo_fixed },
 };
 
 /* Run the inner suite in a child and capture what it prints. */
@@ -66,7 +85,7 @@ static int run_inner(char *buf, size_t cap, int *status, const char *only)
 	if (pid == 0) {
 		dup2(p[1], 1);
 		close(p[0]);
-		_exit(tap_main("inner", inner, 4, only ? 2 : 1, argv));
+		_exit(tap_main("inner", inner, 6, only ? 2 : 1, argv));
 	}
 	close(p[1]);
 	while (got + 1 < cap && (r = read(p[0], buf + got, cap - 1 - got)) > 0)
@@ -84,7 +103,7 @@ static int t_reports_each_outcome(void)
 
 	EXPECT(run_inner(out, sizeof(out), &status, NULL) == 0);
 	EXPECT(strstr(out, "TAP version 13\n"), "%s", out);
-	EXPECT(strstr(out, "1..4\n"), "%s", out);
+	EXPECT(strstr(out, "1..6\n"), "%s", out);
 	EXPECT(strstr(out, "ok 1 passes\n"), "%s", out);
 	EXPECT(strstr(out, "not ok 2 fails\n"), "%s", out);
 	EXPECT(strstr(out, "# tests/host/tap_selftest.c:"), "no diagnostic with its place: %s", out);
@@ -92,7 +111,25 @@ static int t_reports_each_outcome(void)
 	EXPECT(strstr(out, "not ok 3 crashes\n# case died: signal 11"), "%s", out);
 	EXPECT(strstr(out, "ok 4 skips # SKIP no widget here\n"), "%s", out);
 	EXPECT(!strstr(out, "noise"), "a passing case's output leaked: %s", out);
+	EXPECT(strstr(out, "not ok 5 todo_broken # TODO a known bug\n# tests/host/tap_selftest.c:"),
+	       "%s", out);
+	EXPECT(strstr(out, "still broken"), "%s", out);
+	EXPECT(strstr(out, "ok 6 todo_fixed # TODO a fixed bug\n# TODO case passed"), "%s", out);
 	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status %d", status);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/* A failing TODO case alone does not fail the suite. */
+static int t_todo_does_not_fail(void)
+{
+	char out[4096];
+	int ret = TAP_FAIL, status;
+
+	EXPECT(run_inner(out, sizeof(out), &status, "todo") == 0);
+	EXPECT(strstr(out, "1..2\nnot ok 1 todo_broken # TODO a known bug\n"), "%s", out);
+	EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit status %d: %s", status, out);
 	ret = TAP_OK;
 out:
 	return ret;
@@ -115,6 +152,7 @@ static int t_count(void)
 {
 	const char *a_tap = "1..3\nok 1 a\nnot ok 2 b\nok 3 c # SKIP x\n";
 	const char *b_tap = "1..3\nok 1 a\n";
+	const char *c_tap = "1..2\nnot ok 1 d # TODO bug\nok 2 e # TODO bug\n";
 	char dir[] = "/tmp/tapcount-XXXXXX", cmd[512], got[64];
 	int ret = TAP_FAIL;
 
@@ -124,11 +162,15 @@ static int t_count(void)
 	snprintf(cmd, sizeof(cmd), "%s/b.tap", dir);
 	/* died after its first case: two planned results missing */
 	EXPECT(write_file(cmd, b_tap, strlen(b_tap)) == 0);
-	snprintf(cmd, sizeof(cmd), "tests/tap-count.sh %s/a.tap %s/b.tap > %s/count", dir, dir, dir);
+	snprintf(cmd, sizeof(cmd), "%s/c.tap", dir);
+	/* a known bug is not a failure */
+	EXPECT(write_file(cmd, c_tap, strlen(c_tap)) == 0);
+	snprintf(cmd, sizeof(cmd), "tests/tap-count.sh %s/a.tap %s/b.tap %s/c.tap > %s/count", dir,
+		 dir, dir, dir);
 	EXPECT(run("%s", cmd) == 0);
 	snprintf(cmd, sizeof(cmd), "%s/count", dir);
 	EXPECT(read_file(cmd, got, sizeof(got)) > 0);
-	EXPECT(strcmp(got, "2 3 1\n") == 0, "counted '%s', expected '2 3 1'", got);
+	EXPECT(strcmp(got, "4 3 1\n") == 0, "counted '%s', expected '4 3 1'", got);
 	ret = TAP_OK;
 out:
 	run("rm -rf %s", dir);
@@ -206,6 +248,7 @@ static const struct tap_case cases[] = {
 	{ "kernel_log_check_flags_reports", t_kernel_log_check },
 	{ "reports_pass_fail_crash_skip", t_reports_each_outcome },
 	{ "runs_only_matching_cases", t_filter_by_name },
+	{ "todo_failure_does_not_fail_suite", t_todo_does_not_fail },
 	{ "tap_count_counts_missing_results", t_count },
 };
 

@@ -13,6 +13,7 @@
 
 static char skip_reason[256];
 static int skip_fd = -1;	/* the child writes its skip reason here */
+static int todo_fd = -1;	/* and why the case is a known bug here */
 
 void tap_fail_at(const char *file, int line, const char *cond, const char *fmt, ...)
 {
@@ -40,6 +41,18 @@ void tap_skip_why(const char *fmt, ...)
 		(void)!write(skip_fd, buf, strlen(buf));
 }
 
+void tap_todo(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (todo_fd >= 0)
+		(void)!write(todo_fd, buf, strlen(buf));
+}
+
 static void show_diagnostics(int fd)
 {
 	char line[1024];
@@ -56,6 +69,36 @@ static void show_diagnostics(int fd)
 	fclose(f);
 }
 
+/* What the child wrote to fd (a temporary file), NUL-terminated. */
+static void read_reason(int fd, char *buf, size_t cap)
+{
+	memset(buf, 0, cap);
+	lseek(fd, 0, SEEK_SET);
+	(void)!read(fd, buf, cap - 1);
+}
+
+/* "ok"/"not ok" and the case's TAP directive; counts a real failure. */
+static void report(size_t num, const char *name, int res, int diag, const char *todo,
+		   int *failed)
+{
+	if (res == TAP_SKIP) {
+		printf("ok %zu %s # SKIP %s\n", num, name,
+		       skip_reason[0] ? skip_reason : "(no reason given)");
+	} else if (todo[0]) {
+		printf("%s %zu %s # TODO %s\n", res == TAP_OK ? "ok" : "not ok", num, name, todo);
+		if (res == TAP_OK)
+			printf("# TODO case passed: the bug looks fixed, drop its TODO\n");
+		else
+			show_diagnostics(diag);
+	} else if (res == TAP_OK) {
+		printf("ok %zu %s\n", num, name);
+	} else {
+		printf("not ok %zu %s\n", num, name);
+		show_diagnostics(diag);
+		(*failed)++;
+	}
+}
+
 int tap_main(const char *suite, const struct tap_case *cases, size_t n, int argc, char **argv)
 {
 	const char *only = argc > 1 ? argv[1] : NULL;
@@ -70,6 +113,7 @@ int tap_main(const char *suite, const struct tap_case *cases, size_t n, int argc
 
 	for (i = 0; i < n; i++) {
 		char diag_path[] = "/tmp/tap-diag-XXXXXX", skip_path[] = "/tmp/tap-skip-XXXXXX";
+		char todo_path[] = "/tmp/tap-todo-XXXXXX", todo[256];
 		int diag, status, res;
 		pid_t pid;
 
@@ -78,13 +122,15 @@ int tap_main(const char *suite, const struct tap_case *cases, size_t n, int argc
 		num++;
 		diag = mkstemp(diag_path);
 		skip_fd = mkstemp(skip_path);
-		if (diag < 0 || skip_fd < 0) {
+		todo_fd = mkstemp(todo_path);
+		if (diag < 0 || skip_fd < 0 || todo_fd < 0) {
 			printf("not ok %zu %s\n# mkstemp: %s\n", num, cases[i].name, strerror(errno));
 			failed++;
 			continue;
 		}
 		unlink(diag_path);
 		unlink(skip_path);
+		unlink(todo_path);
 		fflush(stdout);
 		pid = fork();
 		if (pid == 0) {
@@ -101,22 +147,13 @@ int tap_main(const char *suite, const struct tap_case *cases, size_t n, int argc
 				dprintf(diag, "case died: signal %d (%s)\n", WTERMSIG(status),
 					strsignal(WTERMSIG(status)));
 		}
-		memset(skip_reason, 0, sizeof(skip_reason));
-		lseek(skip_fd, 0, SEEK_SET);
-		(void)!read(skip_fd, skip_reason, sizeof(skip_reason) - 1);
-		if (res == TAP_OK) {
-			printf("ok %zu %s\n", num, cases[i].name);
-		} else if (res == TAP_SKIP) {
-			printf("ok %zu %s # SKIP %s\n", num, cases[i].name,
-			       skip_reason[0] ? skip_reason : "(no reason given)");
-		} else {
-			printf("not ok %zu %s\n", num, cases[i].name);
-			show_diagnostics(diag);
-			failed++;
-		}
+		read_reason(skip_fd, skip_reason, sizeof(skip_reason));
+		read_reason(todo_fd, todo, sizeof(todo));
+		report(num, cases[i].name, res, diag, todo, &failed);
 		close(diag);
 		close(skip_fd);
-		skip_fd = -1;
+		close(todo_fd);
+		skip_fd = todo_fd = -1;
 	}
 	return failed ? 1 : 0;
 }
