@@ -79,7 +79,7 @@ static int make_backing(void)
 	return run("mkdir -p " TOP "/back " TOP "/view " TOP "/plain " TOP "/log && "
 		   "truncate -s 256M " TOP "/ext4.img && mkfs.ext4 -q -F " TOP "/ext4.img && "
 		   "mount -o loop " TOP "/ext4.img " TOP "/back && "
-		   "mkdir " TOP "/back/d0 " TOP "/back/d1 " TOP "/back/d2 " TOP "/back/d3");
+		   "mkdir -m 0777 " TOP "/back/d0 " TOP "/back/d1 " TOP "/back/d2 " TOP "/back/d3");
 }
 
 static pid_t spawn(int (*fn)(const struct st_config *, int), const struct st_config *cfg, int id)
@@ -356,13 +356,111 @@ out:
 	return ret;
 }
 
+/* The kernel does everything: the root is backed and filtered at mount time. */
 static int t_root_filter(void)
 {
-	return stress_run("root_filter", "--filter " FILTER, seconds);
+	return stress_run("root_filter", "--filter " FILTER, (seconds + 1) / 2);
+}
+
+/*
+ * fusebpfctl serves the root and answers the LOOKUPs of d0..d3 with their
+ * backing directories and the filter: renames between them cross from one
+ * backed subtree to another.
+ */
+static int t_at_subtrees(void)
+{
+	return stress_run("at_subtrees", "--at d0=" FILTER " --at d1=" FILTER " --at d2=" FILTER
+			  " --at d3=" FILTER, seconds / 2 ? seconds / 2 : 1);
+}
+
+#define SELF TOP "-self"
+
+/* Apply r to the model, and do it on the tree under SELF. */
+static int self_op(struct st_model *m, enum st_op op, const char *p, const char *q,
+		   const struct st_version *v)
+{
+	struct st_rec r = { .op = op, .via = 'b' };
+	char fp[PATH_MAX], fq[PATH_MAX];
+	uint8_t buf[4096];
+	int ret = -1;
+
+	snprintf(r.p, sizeof(r.p), "%s", p);
+	snprintf(r.q, sizeof(r.q), "%s", q ? q : "");
+	snprintf(fp, sizeof(fp), SELF "/%s", p);
+	snprintf(fq, sizeof(fq), SELF "/%s", q ? q : "");
+	switch (op) {
+	case OP_CREATE:
+		r.a = v->owner, r.b = v->fid, r.c = v->ver, r.d = v->len;
+		st_fill(v, buf);
+		ret = write_file(fp, buf, v->len);
+		if (!ret && st_apply(m, &r) == 0) {
+			r.op = OP_WRITE;
+			r.a = v->len;
+		}
+		break;
+	case OP_LINK:
+		ret = link(fp, fq);
+		break;
+	case OP_SYMLINK:
+		ret = symlink(p, fq);
+		break;
+	case OP_MKDIR:
+		ret = mkdir(fp, 0755);
+		break;
+	default:
+		break;
+	}
+	return ret ? -1 : st_apply(m, &r);
+}
+
+/* The checker sees what it must: a tree that differs from the model fails. */
+static int t_checker_catches(void)
+{
+	static const struct st_version v = { 1, 2, 3, 1000 };
+	struct st_model m = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	int ret = TAP_FAIL, n;
+	FILE *out = NULL;
+
+	run("rm -rf " SELF);
+	OK(run("mkdir -p " SELF "/d0 " SELF "/d1 " SELF "/d2 " SELF "/d3 " SELF "/lost+found"));
+	OK(run("chown -R 0:0 " SELF));
+	OK(st_model_init(&m));
+	OK(self_op(&m, OP_CREATE, "d0/w0-f1", NULL, &v));
+	OK(self_op(&m, OP_LINK, "d0/w0-f1", "d1/w0-f2", NULL));
+	OK(self_op(&m, OP_SYMLINK, "tgt-w0-1", "d2/w0-s3", NULL));
+	OK(self_op(&m, OP_MKDIR, "d3/w0-d4", NULL, NULL));
+	out = open_memstream(&text, &len);
+	EXPECT(out);
+	n = st_compare(&m, SELF, SELF "/d3", out);
+	fflush(out);
+	EXPECT(n == 0, "the same tree: %d differences:\n%s", n, text);
+
+	/* A changed byte (seen through both links), a name too many, one missing. */
+	OK(run("printf X | dd of=" SELF "/d0/w0-f1 bs=1 seek=500 conv=notrunc status=none"));
+	OK(run("touch " SELF "/d3/w0-d4/w0-f9 && rm " SELF "/d2/w0-s3"));
+	n = st_compare(&m, SELF, SELF "/d3", out);
+	fflush(out);
+	EXPECT(n == 4, "%d differences, expected 4:\n%s", n, text);
+	EXPECT(strstr(text, "d0/w0-f1: checksum differs") && strstr(text, "first at byte 500") &&
+	       strstr(text, "d1/w0-f2: checksum differs") &&
+	       strstr(text, "d3/w0-d4/w0-f9: present") && strstr(text, "d2/w0-s3: missing"),
+	       "%s", text);
+	ret = TAP_OK;
+out:
+	if (out)
+		fclose(out);
+	free(text);
+	st_model_free(&m);
+	run("rm -rf " SELF);
+	return ret;
 }
 
 static const struct tap_case cases[] = {
+	{ "checker_catches", t_checker_catches },
 	{ "root_filter", t_root_filter },
+	{ "at_subtrees", t_at_subtrees },
 };
 
 static unsigned env_uint(const char *name, unsigned def)

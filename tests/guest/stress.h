@@ -148,6 +148,14 @@ int st_rec_parse(const char *line, struct st_rec *r);
  */
 int st_compare(const struct st_model *m, const char *root, const char *logdir, FILE *out);
 
+/*
+ * The uid a process runs as, from its kind and id: the workers w2, w6, ...
+ * are unprivileged; everyone else is root. st_owner_uid() gives the owner
+ * a name must have ("w2-f7": w2's), which st_compare checks.
+ */
+uint32_t st_uid(char kind, int id);
+uint32_t st_owner_uid(const char *name);
+
 /* --- the processes (stress_work.c) ------------------------------------------------------ */
 struct st_config {
 	uint64_t seed;

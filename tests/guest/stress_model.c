@@ -643,6 +643,20 @@ static const char *type_name(enum st_type t)
 	       t == ST_LNK ? "a symlink" : "nothing";
 }
 
+uint32_t st_uid(char kind, int id)
+{
+	return kind == 'w' && id % 4 == 2 ? 1000 + id : 0;
+}
+
+uint32_t st_owner_uid(const char *name)
+{
+	int id;
+
+	if ((name[0] != 'w' && name[0] != 'b') || sscanf(name + 1, "%d-", &id) != 1)
+		return 0;
+	return st_uid(name[0], id);
+}
+
 static void compare_node(struct cmp *c, const char *full, const char *rel, int node)
 {
 	const struct st_ino *ino = &c->m->inos[c->m->nodes[node].ino];
@@ -661,6 +675,12 @@ static void compare_node(struct cmp *c, const char *full, const char *rel, int n
 		snprintf(msg, sizeof(msg), "%s, expected %s", type_name(t), type_name(ino->type));
 		diff(c, rel, "is %s", msg);
 		return;
+	}
+	if (st.st_uid != st_owner_uid(c->m->nodes[node].name) ||
+	    st.st_gid != st_owner_uid(c->m->nodes[node].name)) {
+		snprintf(msg, sizeof(msg), "owned by %u:%u, expected %u", st.st_uid, st.st_gid,
+			 st_owner_uid(c->m->nodes[node].name));
+		diff(c, rel, "%s", msg);
 	}
 	if (t == ST_DIR) {
 		compare_dir(c, full, rel, node);

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/fs.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -85,6 +87,18 @@ static const char *errname(int e)
 }
 
 /*
+ * The last component of the name an op makes, or "". (A directory above it
+ * may be hidden but still cached from before: the op may reach it.)
+ */
+static const char *new_name_of(const struct st_rec *r)
+{
+	const char *path = r->op == OP_CREATE || r->op == OP_MKDIR ? r->p :
+			   r->op == OP_SYMLINK || r->op == OP_LINK || r->op == OP_RENAME ? r->q : "";
+
+	return strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+}
+
+/*
  * Is the result r->err right? The model predicted r->pred; on the filtered
  * view, a policy in force at some time during the op may also have refused
  * it (denywrite: EROFS; hide: ENOENT for a hidden name, EACCES for creating
@@ -103,6 +117,8 @@ static const char *judge(const struct proc *P, const struct st_rec *r, bool noop
 	if (r->err == r->pred) {
 		if (!r->err && mutating && !noop && (all & ST_POL_DENY))
 			return "succeeded while denywrite was in force";
+		if (!r->err && !noop && (all & ST_POL_HIDE) && hideable(new_name_of(r)))
+			return "made a hidden name while hide was in force";
 		return NULL;
 	}
 	if (mutating && (any & ST_POL_DENY) && r->err == EROFS)
@@ -302,6 +318,31 @@ static uint32_t owner_id(const struct proc *P)
 	return (P->kind == 'b' ? 100 : 0) + P->id;
 }
 
+/*
+ * Write P->buf[0..len) through a shared mapping: the size first (SETATTR,
+ * which a filter may refuse), then the bytes (page faults on the backing
+ * file, which no filter sees). Returns len, or 0 with errno.
+ */
+static uint32_t write_mmap(struct proc *P, int fd, uint32_t len)
+{
+	void *map;
+
+	if (ftruncate(fd, len))
+		return 0;
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED) {
+		if (P->fails++ < MAX_FAILS)
+			printf("stress: %c%d: mmap of a file being written: %s\n", P->kind, P->id,
+			       strerror(errno));
+		return 0;
+	}
+	memcpy(map, P->buf, len);
+	if (st_chance(&P->rng, 30) && msync(map, len, MS_SYNC) && P->fails++ < MAX_FAILS)
+		printf("stress: %c%d: msync: %s\n", P->kind, P->id, strerror(errno));
+	munmap(map, len);
+	return len;
+}
+
 /* Write a new file under a temporary name, then rename it into place. */
 static void op_new_file(struct proc *P)
 {
@@ -321,7 +362,7 @@ static void op_new_file(struct proc *P)
 	begin(P, &r, OP_CREATE, tmp, NULL);
 	r.a = v.owner, r.b = v.fid, r.c = v.ver, r.d = v.len;
 	full_path(P, r.via, tmp, fp, sizeof(fp));
-	fd = end_syscall(P, &r, open(fp, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644));
+	fd = end_syscall(P, &r, open(fp, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644));
 	finish(P, &r, false);
 	if (fd < 0)
 		return;
@@ -332,6 +373,10 @@ static void op_new_file(struct proc *P)
 	begin(P, &r, OP_WRITE, tmp, NULL);
 	r.via = via;
 	r.d = v.len;
+	if (st_chance(&P->rng, 25)) {
+		done = write_mmap(P, fd, v.len);
+		goto written;
+	}
 	while (done < v.len) {
 		uint32_t chunk = 1 + st_below(&P->rng, v.len - done);
 		ssize_t n = write(fd, P->buf + done, chunk);
@@ -343,6 +388,7 @@ static void op_new_file(struct proc *P)
 		}
 		done += n;
 	}
+written:
 	end_syscall(P, &r, done == v.len ? 0 : -1);
 	r.a = done;
 	finish(P, &r, false);
@@ -493,13 +539,15 @@ static int changer(const struct st_config *cfg, char kind, int id)
 
 	umask(0);
 	snprintf(P.prefix, sizeof(P.prefix), "%c%d-", kind, id);
-	/* w0, w2: the filtered view; w1: both views; w3: the plain one */
+	/* w0, w2: the filtered view; w1: both views; w3: the plain one; w2 unprivileged */
 	P.mixed = kind == 'w' && id % 4 == 1;
 	st_rng_init(&P.rng, cfg->seed, (kind == 'b' ? 1000 : 0) + id);
 	snprintf(path, sizeof(path), "%s/%c%d.log", cfg->logdir, kind, id);
 	P.logfd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	P.buf = malloc(ST_MAX_LEN);
-	if (P.logfd < 0 || !P.buf || st_model_init(&P.m)) {
+	if (P.logfd < 0 || !P.buf || st_model_init(&P.m) ||
+	    (st_uid(kind, id) && (setgroups(0, NULL) || setresgid(st_uid(kind, id), st_uid(kind, id), st_uid(kind, id)) ||
+				  setresuid(st_uid(kind, id), st_uid(kind, id), st_uid(kind, id))))) {
 		printf("stress: %c%d: cannot start: %s\n", kind, id, strerror(errno));
 		goto out;
 	}
@@ -770,6 +818,19 @@ static int set_policies(const struct st_config *cfg, unsigned s, const char *err
 	return 0;
 }
 
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0 || write(fd, s, strlen(s)) < 0) {
+		printf("stress: switcher: %s: %s\n", path, strerror(errno));
+		ret = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int st_switcher(const struct st_config *cfg)
 {
 	struct st_shared *sh = cfg->sh;
@@ -790,6 +851,9 @@ int st_switcher(const struct st_config *cfg)
 		struct timespec ts = { 0, (20 + st_below(&rng, 230)) * 1000000L };
 
 		nanosleep(&ts, NULL);
+		/* Now and then, the views' dentries and inodes are evicted. */
+		if (st_chance(&rng, 10) && write_str("/proc/sys/vm/drop_caches", "2"))
+			fails++;
 		sh->state[k + 1] = s;
 		__atomic_store_n(&sh->gen, 2 * k + 1, __ATOMIC_SEQ_CST);
 		if (set_policies(cfg, s, errpath))
