@@ -121,12 +121,20 @@ static __noinline __attribute__((unused)) int deny_pre(struct fuse_bpf_ctx *ctx)
 	}
 }
 
-/* Postfilter: tag the handle of a file created through an allowed name. */
+/*
+ * Postfilter: tag the handle of a file created through an allowed name.
+ * The name is checked again: the policy may have changed since the
+ * prefilter (denywrite switched on while the create ran, with the stats
+ * postfilter asked for anyway), and an untagged file is only written
+ * while writes are allowed.
+ */
 static __noinline __attribute__((unused)) int deny_post(struct fuse_bpf_ctx *ctx)
 {
 	struct fuse_open_out out;
 
 	if (fusebpf_op(ctx) != FUSE_CREATE || fusebpf_error_in(ctx) < 0)
+		return 0;
+	if (!deny_name_allowed(ctx, 1))
 		return 0;
 	if (fusebpf_get(ctx, FUSE_BPF_OUT_ARG(1), &out) < 0)
 		return 0;
