@@ -11,8 +11,8 @@ FUSEBPF_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/fusebpf
 export FUSEBPF_CACHE
 
 BUILD   := build
-KBUILD  := $(FUSEBPF_CACHE)/build
-VMLINUX := $(FUSEBPF_CACHE)/vmlinux
+KBUILD  := $(FUSEBPF_CACHE)/build-normal
+VMLINUX := $(FUSEBPF_CACHE)/vmlinux-normal
 
 CC      ?= gcc
 CLANG   ?= clang

@@ -8,11 +8,11 @@
 #   the pristine tree whenever the series or a patch changes (only the files whose
 #   content changes are rewritten, so the build stays incremental), merge
 #   kernel/fusebpf.config onto tinyconfig whenever the fragment changes, and
-#   run an incremental `make bzImage` in $FUSEBPF_CACHE/build.
+#   run an incremental `make bzImage` in $FUSEBPF_CACHE/build-normal.
 #
 # Flavours (KERNEL_FLAVOR): both build from the same patched src/.
-#   normal  $FUSEBPF_CACHE/build, tinyconfig + fusebpf.config;
-#           links $FUSEBPF_CACHE/bzImage and vmlinux
+#   normal  $FUSEBPF_CACHE/build-normal, tinyconfig + fusebpf.config;
+#           links $FUSEBPF_CACHE/bzImage-normal and vmlinux-normal
 #   debug   $FUSEBPF_CACHE/build-debug, tinyconfig + fusebpf.config +
 #           fusebpf-debug.config (KASAN, lockdep, ...);
 #           links $FUSEBPF_CACHE/bzImage-debug and vmlinux-debug
@@ -36,7 +36,7 @@ die() { printf 'kernel/build.sh: %s\n' "$*" >&2; exit 1; }
 
 flavor=${KERNEL_FLAVOR:-normal}
 case "$flavor" in
-normal)	out=$cache/build sfx= fragments=("$here/fusebpf.config") ;;
+normal)	out=$cache/build-normal sfx=-normal fragments=("$here/fusebpf.config") ;;
 debug)	out=$cache/build-debug sfx=-debug
 	fragments=("$here/fusebpf.config" "$here/fusebpf-debug.config") ;;
 *)	die "KERNEL_FLAVOR must be normal or debug, not '$flavor'" ;;
@@ -70,7 +70,7 @@ installed=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || echo u
 # --- 1. extract once ---------------------------------------------------------
 if [ ! -f "$src/.fusebpf-pristine" ] || [ "$(cat "$src/.fusebpf-pristine")" != "$installed" ]; then
 	say EXTRACT "$tarball ($installed)"
-	rm -rf "$src" "$cache/build" "$cache/build-debug"
+	rm -rf "$src" "$cache/build" "$cache/build-normal" "$cache/build-debug"
 	mkdir -p "$src"
 	tar -xJf "$tarball" -C "$src" --strip-components=1
 	git -C "$src" init -q

@@ -12,8 +12,8 @@
 # same path), tmpfs on /tmp, /run, /var/tmp and /root, bpffs on /sys/fs/bpf.
 #
 # Environment:
-#   FUSEBPF_CACHE   cache directory holding bzImage (see kernel/build.sh)
-#   FUSEBPF_KERNEL  normal (default): bzImage, from `make kernel`;
+#   FUSEBPF_CACHE   cache directory holding the kernels (see kernel/build.sh)
+#   FUSEBPF_KERNEL  normal (default): bzImage-normal, from `make kernel`;
 #                   debug: bzImage-debug (KASAN, lockdep, ...), from
 #                   `make kernel-debug`, with 4G of memory by default
 #   VM_KERNEL       boot this bzImage instead
@@ -44,7 +44,7 @@ die() { printf 'kernel/vm.sh: %s\n' "$*" >&2; exit 125; }
 # lockdep has its own tables: the debug guest gets more memory.
 flavor=${FUSEBPF_KERNEL:-normal}
 case "$flavor" in
-normal) kernel=${VM_KERNEL:-$cache/bzImage} mem=${VM_MEM:-2G} target=kernel ;;
+normal) kernel=${VM_KERNEL:-$cache/bzImage-normal} mem=${VM_MEM:-2G} target=kernel ;;
 debug) kernel=${VM_KERNEL:-$cache/bzImage-debug} mem=${VM_MEM:-4G} target=kernel-debug ;;
 *) die "FUSEBPF_KERNEL must be normal, debug or unset, not '$flavor'" ;;
 esac

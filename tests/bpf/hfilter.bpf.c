@@ -19,6 +19,8 @@
 #define HF_ACCESS_DROP	8	/* access(2): remove MAY_EXEC from the ACCESS mask */
 #define HF_LSEEK	16	/* LSEEK: 1000 becomes 5 (prefilter); 2000 gives -5000 (postfilter) */
 #define HF_FALLOC	32	/* FALLOCATE: the length becomes 8192 */
+#define HF_PER_UID	64	/* LOOKUP: "secret" is ENOENT but for uid 0; post_ret 1:
+				 * the postfilter sets entry_valid 0 for it */
 
 /* note slots */
 #define NOTE_NOT_BLOCK	0	/* ACCESS prefilters with MAY_NOT_BLOCK in the mask */
@@ -183,6 +185,31 @@ static __always_inline void falloc_pre(struct fuse_bpf_ctx *ctx)
 	put(&setarg_ret, FUSE_FALLOCATE, fusebpf_set(ctx, FUSE_BPF_IN_ARG(0), &fi));
 }
 
+/* HF_PER_UID: a name only root may see. */
+static __always_inline int per_uid_pre(struct fuse_bpf_ctx *ctx)
+{
+	struct fusebpf_name n;
+
+	if (fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n) < 0 || !fusebpf_name_eq(&n, "secret"))
+		return FUSE_BPF_BACKING;
+	if ((__u32)bpf_get_current_uid_gid())
+		return -ENOENT;
+	return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
+}
+
+static __always_inline int per_uid_post(struct fuse_bpf_ctx *ctx, struct hf_cfg *c)
+{
+	struct fuse_entry_out eo;
+
+	if (c->post_ret != 1 || fusebpf_error_in(ctx) ||
+	    fusebpf_get(ctx, FUSE_BPF_OUT_ARG(0), &eo) < 0)
+		return 0;
+	eo.entry_valid = 0;
+	eo.entry_valid_nsec = 0;
+	put(&setarg_ret, FUSE_LOOKUP, fusebpf_set(ctx, FUSE_BPF_OUT_ARG(0), &eo));
+	return 0;
+}
+
 /* What the prefilter saw, whatever it then returns. */
 static __always_inline void observe_pre(struct fuse_bpf_ctx *ctx, __u32 op)
 {
@@ -214,6 +241,8 @@ static __always_inline int pre(struct fuse_bpf_ctx *ctx, __u32 op, struct hf_cfg
 		lseek_pre(ctx);
 	if ((c->flags & HF_FALLOC) && op == FUSE_FALLOCATE)
 		falloc_pre(ctx);
+	if ((c->flags & HF_PER_UID) && op == FUSE_LOOKUP)
+		return per_uid_pre(ctx);
 	if (c->flags & HF_PRE_RET)
 		return c->pre_ret;
 	if (c->flags & (HF_POST | HF_LSEEK))
@@ -233,6 +262,8 @@ static __always_inline int post(struct fuse_bpf_ctx *ctx, __u32 op, struct hf_cf
 		return 0;
 	if ((c->flags & HF_LSEEK) && op == FUSE_LSEEK && !err)
 		return lseek_post(ctx);
+	if ((c->flags & HF_PER_UID) && op == FUSE_LOOKUP)
+		return per_uid_post(ctx, c);
 	return c->flags & HF_POST ? c->post_ret : 0;
 }
 

@@ -52,6 +52,7 @@
 #define HF_ACCESS_DROP	8
 #define HF_LSEEK	16
 #define HF_FALLOC	32
+#define HF_PER_UID	64
 
 #define NOTE_NOT_BLOCK	0
 #define NOTE_ECHILD	1
@@ -508,6 +509,60 @@ out:
 		close(mfd);
 	write_str(REVAL_EVENT, "0", 0);
 	write_str(KPROBE_EVENTS, "-:hf_reval", O_APPEND);
+	hf_teardown();
+	return ret;
+}
+
+/*
+ * stat() of dirfd/name as uid (forked): 0, or the errno. Relative to a
+ * directory fd in the view, so that the walk starts in RCU walk.
+ */
+static int stat_as(int dirfd, const char *name, uid_t uid)
+{
+	struct stat st;
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+			    setresuid(uid, uid, uid)))
+			_exit(99);
+		_exit(fstatat(dirfd, name, &st, 0) ? errno & 0x7f : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * A name the filter shows to root only (HF_PER_UID), with the LOOKUP
+ * postfilter setting entry_valid 0 for it: once root has looked it up, the
+ * cached dentry is not served to another user; each walk asks the filter.
+ */
+static int t_per_uid_entry_valid(void)
+{
+	int ret = TAP_FAIL, mfd = -1, e;
+
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(run("mkdir %s/d && echo s > %s/d/secret && echo p > %s/d/public", E.back, E.back,
+		   E.back) == 0);
+	EXPECT(set_cfg(FUSE_LOOKUP, HF_PER_UID, 0, 1) == 0);
+	map_put(E.skel->maps.setarg_ret, FUSE_LOOKUP, SETARG_UNSET);
+	EXPECT(hf_mount(false) == 0);
+	mfd = open(M("d"), O_RDONLY | O_DIRECTORY);
+	EXPECT(mfd >= 0, "open the view's d: %s", strerror(errno));
+	EXPECT((e = stat_as(mfd, "secret", 65534)) == ENOENT, "nobody, first: %s", strerror(e));
+	for (int i = 0; i < 3; i++) {
+		EXPECT((e = stat_as(mfd, "secret", 0)) == 0, "root: %s", strerror(e));
+		EXPECT((e = stat_as(mfd, "secret", 65534)) == ENOENT,
+		       "nobody after root looked it up (round %d): %s", i, e ? strerror(e) : "visible");
+	}
+	EXPECT((e = stat_as(mfd, "public", 65534)) == 0, "public: %s", strerror(e));
+	EXPECT(SETARG(FUSE_LOOKUP) == 0, "set_arg of entry_valid: %lld", SETARG(FUSE_LOOKUP));
+	ret = TAP_OK;
+out:
+	if (mfd >= 0)
+		close(mfd);
 	hf_teardown();
 	return ret;
 }
@@ -1728,6 +1783,7 @@ static const struct tap_case cases[] = {
 	{ "ret_eiocbqueued_read", t_ret_eiocbqueued_read },
 	{ "rcu_walk_access_server", t_rcu_walk },
 	{ "walk_stays_rcu", t_walk_stays_rcu },
+	{ "per_uid_entry_valid", t_per_uid_entry_valid },
 	{ "ro_bind_backing_erofs", t_ro_bind },
 	{ "frozen_backing_blocks", t_frozen_backing },
 	{ "truncate_executing_etxtbsy", t_truncate_running },
