@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# fusebpf: make [all] | deps | kernel | kernel-debug | bpf | cli | tests | check | stress | demo | vm | bench | clean
+# fusebpf: make [all] | deps | kernel | kernel-debug | bpf | cli | tests | check | stress | fuzz | demo | vm | bench | clean
 #
 # The kernel tree and its builds live in $(FUSEBPF_CACHE), outside the
 # repository; everything else is built under build/. Two kernels: the normal
@@ -63,7 +63,7 @@ $(VMLINUX): kernel
 # --- tests ------------------------------------------------------------------------
 TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c
 TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h
-GUEST_TESTS   := foundation passthrough bpf filters cli harden_srv harden_flt stress
+GUEST_TESTS   := foundation passthrough bpf filters cli harden_srv harden_flt stress fuzz_found
 TEST_BPF      := basic
 GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
 HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats
@@ -124,6 +124,30 @@ $(BUILD)/tests/hfilter.bpf.o: tests/bpf/hfilter.bpf.c skel/vmlinux.h $(BPF_HEADE
 $(BUILD)/tests/guest/harden_flt: $(BUILD)/tests/hfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 LIBS_harden_flt := -luring -laio
 
+# make fuzz (tests/fuzz/): hostile servers, random verdicts (the filter
+# tests/fuzz/ffilter.bpf.c) and random system calls, in the guest.
+FUZZ_SRCS := tests/fuzz/fuzz.c tests/fuzz/fuzz_srv.c tests/fuzz/fuzz_ops.c
+FUZZ_BIN  := $(BUILD)/tests/fuzz/fuzz
+$(BUILD)/tests/ffilter.bpf.o: tests/fuzz/ffilter.bpf.c skel/vmlinux.h $(BPF_HEADERS)
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FILTER_CFLAGS) -c $< -o $@
+$(FUZZ_BIN): $(FUZZ_SRCS) tests/fuzz/fuzz.h $(BUILD)/tests/ffilter.skel.h $(TEST_LIB) $(TEST_LIB_H) \
+		tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(TEST_CFLAGS) -Wno-format-truncation -o $@ $(FUZZ_SRCS) $(TEST_LIB) $(LIBBPF_LIBS) -luring -laio
+tests: $(FUZZ_BIN)
+
+# make fuzz [FUZZ_SECONDS=300] [FUZZ_SEED=...] [FUZZ_EXCLUDE=...]: on the debug
+# kernel (tests/fuzz/run.sh).
+FUZZ_SECONDS ?= 300
+FUZZ_SEED    ?=
+FUZZ_EXCLUDE ?=
+.PHONY: fuzz
+fuzz: tests kernel-debug
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_SEED=$(FUZZ_SEED) FUZZ_EXCLUDE=$(FUZZ_EXCLUDE) tests/fuzz/run.sh
+
 # --- fusebpfctl (cli/) ------------------------------------------------------------
 # make cli builds build/fusebpfctl. Built-in filters come from skel/<f>.skel.h
 # when they exist at build time (make bpf), else from <f>.bpf.o on disk.
@@ -182,7 +206,7 @@ install: $(BUILD)/fusebpfctl $(BPF_OBJS)
 CHECK_KERNEL ?= debug
 check: all $(if $(filter debug,$(CHECK_KERNEL)),kernel-debug)
 	$(Q)FUSEBPF_KERNEL=$(CHECK_KERNEL) tests/check.sh $(HOST_BINS:%=--host %) $(HOST_SCRIPTS:%=--host %) \
-		$(GUEST_BINS:%=--guest %)
+		$(GUEST_BINS:%=--guest %) --guest $(FUZZ_BIN)
 
 # make stress: the stress suite alone, STRESS_SECONDS long (default 60) with
 # STRESS_SEED (default random, printed), on the debug kernel

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * make fuzz (tests/fuzz/): hostile FUSE servers, random filter verdicts and
+ * random system calls on fresh fuse-bpf mounts, on the debug kernel.
+ *
+ * One run is a sequence of epochs. Each epoch gets fresh backing file
+ * systems and mounts, its servers, workers and a policy changer, all
+ * seeded from (FUZZ_SEED, epoch, role, index): the same seed makes the same
+ * choices (the interleaving is the scheduler's). fuzz.c drives the epochs
+ * and checks the kernel log and for leaks; fuzz_srv.c is the server,
+ * fuzz_ops.c the workers' system calls.
+ */
+#ifndef FUSEBPF_FUZZ_H
+#define FUSEBPF_FUZZ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* --- the PRNG: splitmix64, one per process ----------------------------------------- */
+
+struct fz_rng {
+	uint64_t s;
+};
+
+static inline uint64_t fz_next(struct fz_rng *r)
+{
+	uint64_t z = (r->s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, n); n > 0. */
+static inline uint32_t fz_below(struct fz_rng *r, uint32_t n)
+{
+	return (uint32_t)((fz_next(r) >> 32) * n >> 32);
+}
+
+/* True with probability pct/100. */
+static inline bool fz_chance(struct fz_rng *r, uint32_t pct)
+{
+	return fz_below(r, 100) < pct;
+}
+
+#define FZ_PICK(r, arr) ((arr)[fz_below(r, ARRAY_SIZE(arr))])
+
+/* A seed for (run seed, epoch, role, index). */
+static inline void fz_seed(struct fz_rng *r, uint64_t seed, uint32_t epoch, uint32_t role,
+			   uint32_t idx)
+{
+	r->s = seed;
+	r->s = fz_next(r) ^ ((uint64_t)epoch << 32 | (uint64_t)role << 16 | idx);
+	fz_next(r);
+}
+
+enum fz_role { FZ_ROLE_PLAN, FZ_ROLE_WORKER, FZ_ROLE_SERVER, FZ_ROLE_POLICY };
+
+/* --- the ring of recent operations, per process, in shared memory --------------- */
+
+#define FZ_RING 48
+#define FZ_DESC 120
+
+struct fz_ring {
+	uint32_t next;		/* operations recorded so far */
+	pid_t pid;
+	char who[16];		/* "worker 2 uid 65534", "server m1" */
+	char op[FZ_RING][FZ_DESC];
+};
+
+/* Record an operation before doing it; fz_done() appends its result. */
+void fz_log(struct fz_ring *ring, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fz_done(struct fz_ring *ring, long ret, int err);
+void fz_ring_dump(const struct fz_ring *ring);
+
+/* --- what the epoch has ---------------------------------------------------------- */
+
+#define FZ_MAX_MOUNTS	4
+#define FZ_MAX_WORKERS	6
+#define FZ_MAX_POOL	40
+#define FZ_NAMES	"a", "b", "c", "d", "sub", "x.txt", "lnk", "fifo"
+
+enum fz_kind {
+	FZ_SERVED,	/* no root_dir: a hostile server answers every LOOKUP */
+	FZ_VIEW,	/* root_dir= a backing, root_bpf= the filter or none */
+	FZ_STACKED,	/* root_dir= the root of a view (stack depth 2) */
+};
+
+/* An fd a server may name in a reply: what it is (for the log) and its number. */
+struct fz_poolfd {
+	char what[24];
+	int fd;
+};
+
+struct fz_mount {
+	enum fz_kind kind;
+	bool used;
+	bool no_daemon;
+	bool filtered;		/* root_bpf= the filter */
+	int fuse_fd;		/* the driver's copy (-1 for no_daemon) */
+	pid_t server;
+	uint32_t restarts;
+	char path[64];
+	char conn[64];		/* /sys/fs/fuse/connections/N */
+	char backing[64];	/* root_dir's path ("" for served) */
+	int bad_pct;		/* how often the server's reply is malformed */
+	int drop_pct;		/* how often it never answers */
+	struct fz_ring *ring;	/* the server's */
+};
+
+/* Verdict table row (tests/fuzz/ffilter.bpf.c: keep in step). */
+#define FZV_SET_IN	1
+#define FZV_SET_OUT	2
+#define FZV_SET_ENTRY	4
+#define FZV_GET_ALL	8
+#define FZ_MAX_OP	64
+
+struct fz_verdict {
+	int32_t pre;
+	int32_t post;
+	int32_t entry;
+	uint32_t flags;
+	uint32_t arg;
+	uint32_t off;
+	uint32_t xor;
+	uint32_t size;
+};
+
+struct fz_epoch {
+	uint64_t seed;
+	uint32_t epoch;
+	char dir[64];		/* /tmp/fz */
+	char ext4[64], tmpfs[64];	/* the backing file systems */
+	struct fz_mount m[FZ_MAX_MOUNTS];
+	int nmounts;
+	struct fz_poolfd pool[FZ_MAX_POOL];
+	int npool;
+	int prog_fd;		/* the fuse filter */
+	int verdict_fd;		/* its table */
+	int nworkers;
+	volatile int *stop;	/* shared: the workers and the policy changer stop */
+};
+
+/* fuzz_srv.c: serve m until the connection ends; never returns. */
+void fz_server(struct fz_epoch *e, struct fz_mount *m, uint32_t idx);
+/* fuzz_ops.c: run random system calls until *e->stop; never returns. */
+void fz_worker(struct fz_epoch *e, uint32_t idx, uid_t uid, struct fz_ring *ring);
+/* A random path: a mount (or a backing) and up to three names. */
+const char *fz_path(struct fz_epoch *e, struct fz_rng *r, char *buf, size_t cap);
+
+/* A random value a filter may return, documented or not. */
+int32_t fz_verdict_value(struct fz_rng *r, bool post);
+/* A random row of the verdict table. */
+void fz_verdict_row(struct fz_rng *r, struct fz_verdict *v);
+
+#endif
