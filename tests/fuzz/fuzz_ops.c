@@ -54,6 +54,12 @@ struct wk {
 static sigjmp_buf fz_jb;
 static volatile sig_atomic_t fz_in_mmap;
 
+/* SIGALRM ends a call that sleeps interruptibly (a FIFO's open, a FUSE request: INTERRUPT) */
+static void fz_alarm(int sig)
+{
+	(void)sig;
+}
+
 static void fz_fault(int sig)
 {
 	if (fz_in_mmap)
@@ -270,7 +276,7 @@ static long op_splice(struct wk *w)
 
 static long op_aio(struct wk *w)
 {
-	struct timespec ts = { .tv_sec = 2 };
+	struct timespec ts = { .tv_sec = 1 };
 	struct iocb cb, *cbs[1] = { &cb };
 	struct io_event ev;
 	int fd = wk_fd(w);
@@ -295,7 +301,7 @@ static long op_aio(struct wk *w)
 
 static long op_uring(struct wk *w)
 {
-	struct __kernel_timespec ts = { .tv_sec = 2 };
+	struct __kernel_timespec ts = { .tv_sec = 1 };
 	struct io_uring_cqe *cqe;
 	struct io_uring_sqe *sqe;
 	int fd = wk_fd(w), rc;
@@ -580,12 +586,15 @@ void fz_worker(struct fz_epoch *e, uint32_t idx, uid_t uid, struct fz_ring *ring
 {
 	struct wk w = { .e = e, .ring = ring };
 	struct sigaction sa = { .sa_handler = fz_fault };
+	struct sigaction alarm_sa = { .sa_handler = fz_alarm };	/* no SA_RESTART */
+	struct itimerval op_timer = { .it_value = { .tv_usec = 700000 } }, off = { 0 };
 
 	fz_seed(&w.r, e->seed, e->epoch, FZ_ROLE_WORKER, idx);
 	for (int i = 0; i < FZ_SLOTS; i++)
 		w.fd[i] = -1;
 	sigaction(SIGBUS, &sa, NULL);
 	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGALRM, &alarm_sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
 	if (posix_memalign((void **)&w.buf, 4096, FZ_IOBUF))
@@ -601,8 +610,10 @@ void fz_worker(struct fz_epoch *e, uint32_t idx, uid_t uid, struct fz_ring *ring
 		const struct wk_op *op = wk_pick(&w);
 		long rc;
 
+		setitimer(ITIMER_REAL, &op_timer, NULL);
 		errno = 0;
 		rc = op->fn(&w);
+		setitimer(ITIMER_REAL, &off, NULL);
 		fz_done(ring, rc, errno);
 	}
 	_exit(0);
