@@ -35,7 +35,7 @@ endif
 DEPS := linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev \
 	dwarves xz-utils cpio git qemu-system-x86 clang llvm bpftool libbpf-dev \
 	pkg-config e2fsprogs attr fio util-linux iproute2 procps \
-	libjson-c-dev valgrind liburing-dev libaio-dev
+	libjson-c-dev valgrind liburing-dev libaio-dev bindfs gnuplot-nox
 
 .PHONY: all deps kernel kernel-debug tests bpf check stress host-tests guest-tests demo vm bench clean
 
@@ -230,11 +230,31 @@ vm: $(if $(filter debug,$(FUSEBPF_KERNEL)),kernel-debug,kernel)
 demo: all
 	$(Q)FUSEBPF_KERNEL=normal kernel/vm.sh demo/demo.sh
 
-# Throughput of fuse-bpf against the native backing filesystem and a plain
-# user-space FUSE server, as ratios from one run (bench/bench.sh).
-# Always the normal kernel: KASAN and lockdep would dominate the numbers.
-bench: all
-	$(Q)FUSEBPF_KERNEL=normal kernel/vm.sh bench/bench.sh
+# make bench: every workload on every view (native, bind mount, fuse-bpf with
+# each filter, bindfs, user-space FUSE) in rounds, in the guest
+# (bench/bench.sh; BENCH_ROUNDS, BENCH_QUICK=1, ... pass through), then the
+# chart on the host. Results in build/bench/: bench.md, bench.json,
+# bench.tsv, bench.svg. Always the normal kernel: KASAN and lockdep would
+# dominate the numbers. The job's source tree is cut from Debian's
+# linux-source tarball once.
+BENCH_OUT := $(BUILD)/bench
+BENCH_SRC_DIRS := fs/ext4 fs/fuse fs/overlayfs fs/xfs kernel/bpf mm
+bench: all $(BENCH_OUT)/fsbench $(BENCH_OUT)/src.tar
+	$(Q)FUSEBPF_KERNEL=normal VM_OUT=$${VM_OUT:-$(abspath $(BENCH_OUT))/vm} VM_TIMEOUT=$${VM_TIMEOUT:-5400} \
+		kernel/vm.sh bench/bench.sh && \
+		cp $${VM_OUT:-$(BENCH_OUT)/vm}/bench.* $(BENCH_OUT)/ && \
+		bench/chart.sh $(BENCH_OUT)/bench.dat $(BENCH_OUT)/bench.svg
+
+$(BENCH_OUT)/fsbench: bench/fsbench.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -o $@ $< -laio
+
+$(BENCH_OUT)/src.tar: /usr/src/linux-source-6.1.tar.xz
+	$(call msg,TAR,$@)
+	@rm -rf $@.d && mkdir -p $@.d
+	$(Q)tar -xJf $< -C $@.d $(BENCH_SRC_DIRS:%=linux-source-6.1/%)
+	$(Q)mv $@.d/linux-source-6.1 $@.d/src && tar -cf $@.tmp -C $@.d src && mv $@.tmp $@ && rm -rf $@.d
 
 clean:
 	rm -rf $(BUILD)

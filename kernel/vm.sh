@@ -136,7 +136,7 @@ else
 	printf '%s\n' "$*" >"$outdir/cmd"
 fi
 pwd >"$outdir/cwd"
-env | grep -E '^(V|TAP_[A-Z_]*|FUSEBPF_[A-Z_]*|TEST_[A-Z_]*)=' | grep -v -e '^FUSEBPF_CACHE=' -e '^FUSEBPF_KERNEL=' >"$outdir/env" || true
+env | grep -E '^(V|TAP_[A-Z_]*|FUSEBPF_[A-Z_]*|TEST_[A-Z_]*|BENCH_[A-Z_]*)=' | grep -v -e '^FUSEBPF_CACHE=' -e '^FUSEBPF_KERNEL=' >"$outdir/env" || true
 # The cache this kernel came from and its flavour, also when the defaults were used
 printf 'FUSEBPF_CACHE=%q\nFUSEBPF_KERNEL=%s\n' "$(cd "$cache" && pwd)" "$flavor" >>"$outdir/env"
 
