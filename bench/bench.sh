@@ -32,13 +32,16 @@
 #   BENCH_ROUNDS     rounds (default 5)
 #   BENCH_SECONDS    seconds per timed cell (default 1)
 #   BENCH_QUICK=1    a smoke run: 1 round of 0.3 s cells, smaller trees
-#   BENCH_CONFIGS    the configurations to run (default: all; native always)
-#   BENCH_WORKLOADS  the workloads to run (default: all)
+#   BENCH_CONFIGS    the configurations to run, separated by commas or spaces
+#                    (default: all; native always)
+#   BENCH_WORKLOADS  the workloads to run (default: all), the same way
 #   BENCH_SRC        tar of the source tree the job extracts and greps
 #                    (default build/bench/src.tar, made by make bench)
+#   BENCH_CLI        the fusebpfctl to use (default build/fusebpfctl; another
+#                    build's, to compare filters)
 #   BENCH_OUT        result directory (default: the guest's out directory
 #                    /run/fusebpf-out when it is mounted, else /tmp/bench-out)
-#   BENCH_PROFILE="WORKLOAD..."  profile these workloads with perf on each
+#   BENCH_PROFILE=WORKLOAD,...  profile these workloads with perf on each
 #                    configuration instead of the rounds (perf/*.txt)
 #   BENCH_VERBOSE=1  say which cell runs before running it
 #   BENCH_BPFSTATS=1 also enable kernel.bpf_stats_enabled and report each
@@ -58,11 +61,17 @@ all_configs="native bind-ro fuse-bpf hide attrs denywrite stats stats-nopost com
 all_workloads="seqread seqwrite randread randwrite aio-seqread aio-seqwrite aio-randread aio-randwrite
 	stat open create readdir walk untar grep"
 configs=native
-for c in ${BENCH_CONFIGS:-$all_configs}; do
+: "${BENCH_CONFIGS:=$all_configs}"
+# Lists may be separated by commas: kernel/vm.sh passes BENCH_* unquoted.
+for c in ${BENCH_CONFIGS//,/ }; do
 	[ "$c" = native ] || configs="$configs $c"
 done
-workloads=$(echo ${BENCH_WORKLOADS:-$all_workloads})
+workloads=${BENCH_WORKLOADS:-$all_workloads}
+workloads=$(echo ${workloads//,/ })
+profile_workloads=${BENCH_PROFILE:-}
+profile_workloads=${profile_workloads//,/ }
 src=${BENCH_SRC:-$here/build/bench/src.tar}
+cli=${BENCH_CLI:-fusebpfctl}
 if [ -n "${BENCH_OUT:-}" ]; then
 	out=$BENCH_OUT
 elif mountpoint -q /run/fusebpf-out 2>/dev/null; then
@@ -86,7 +95,7 @@ check_input() {
 	done
 	[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUNDS must be a positive number, not '$rounds'"
 	[[ "$secs" =~ ^[0-9]*\.?[0-9]+$ ]] || die "BENCH_SECONDS must be a number, not '$secs'"
-	command -v fusebpfctl >/dev/null || die "build/fusebpfctl is missing: make cli"
+	command -v "$cli" >/dev/null || die "$cli is missing: make cli"
 	command -v fsbench >/dev/null || die "build/bench/fsbench is missing: make bench builds it"
 	[[ " $configs " != *" bindfs"* ]] || command -v bindfs >/dev/null || die "bindfs is missing: make deps"
 	[ -r "$src" ] || die "no source tree at $src (BENCH_SRC): make bench makes it"
@@ -114,12 +123,12 @@ load_filters() {
 	local c
 	for c in $configs; do
 		case $c in
-		hide) fusebpfctl load hide --name b-hide "${hide_opts[@]}" ;;
-		attrs) fusebpfctl load attrs --name b-attrs "${attrs_opts[@]}" ;;
-		denywrite) fusebpfctl load denywrite --name b-deny ;;
-		stats) fusebpfctl load stats --name b-stats ;;
-		stats-nopost) fusebpfctl load stats --name b-stats-nopost --no-postfilter ;;
-		combined) fusebpfctl load fusebpf --name b-comb --policies hide,attrs,denywrite \
+		hide) $cli load hide --name b-hide "${hide_opts[@]}" ;;
+		attrs) $cli load attrs --name b-attrs "${attrs_opts[@]}" ;;
+		denywrite) $cli load denywrite --name b-deny ;;
+		stats) $cli load stats --name b-stats ;;
+		stats-nopost) $cli load stats --name b-stats-nopost --no-postfilter ;;
+		combined) $cli load fusebpf --name b-comb --policies hide,attrs,denywrite \
 			"${hide_opts[@]}" "${attrs_opts[@]}" ;;
 		*) continue ;;
 		esac >/dev/null || die "loading the filter of $c failed"
@@ -132,16 +141,16 @@ mount_view() {	# config
 	case $1 in
 	native) ;;
 	bind-ro) mount --bind $B/back "$v" && mount -o remount,bind,ro "$v" ;;
-	fuse-bpf) fusebpfctl attach "$v" $B/back ;;
-	hide) fusebpfctl attach "$v" $B/back --filter b-hide ;;
-	attrs) fusebpfctl attach "$v" $B/back --filter b-attrs ;;
-	denywrite) fusebpfctl attach "$v" $B/back --filter b-deny ;;
-	stats) fusebpfctl attach "$v" $B/back --filter b-stats ;;
-	stats-nopost) fusebpfctl attach "$v" $B/back --filter b-stats-nopost ;;
-	combined) fusebpfctl attach "$v" $B/back --filter b-comb ;;
+	fuse-bpf) $cli attach "$v" $B/back ;;
+	hide) $cli attach "$v" $B/back --filter b-hide ;;
+	attrs) $cli attach "$v" $B/back --filter b-attrs ;;
+	denywrite) $cli attach "$v" $B/back --filter b-deny ;;
+	stats) $cli attach "$v" $B/back --filter b-stats ;;
+	stats-nopost) $cli attach "$v" $B/back --filter b-stats-nopost ;;
+	combined) $cli attach "$v" $B/back --filter b-comb ;;
 	bindfs) bindfs --perms=go-w --force-user=1000 --force-group=1000 $B/back "$v" ;;
 	bindfs-ro) bindfs -r $B/back "$v" ;;
-	userspace) fusebpfctl attach "$v" $B/back --userspace ;;
+	userspace) $cli attach "$v" $B/back --userspace ;;
 	esac >/dev/null || die "mounting the $1 view failed"
 }
 
@@ -159,11 +168,11 @@ cleanup() {
 		case $c in
 		native) ;;
 		bind-ro|bindfs|bindfs-ro) umount $V/$c 2>/dev/null || true ;;
-		*) fusebpfctl detach $V/$c >/dev/null 2>&1 || true ;;
+		*) $cli detach $V/$c >/dev/null 2>&1 || true ;;
 		esac
 	done
 	for c in b-hide b-attrs b-deny b-stats b-stats-nopost b-comb; do
-		fusebpfctl unload --force $c >/dev/null 2>&1 || true
+		$cli unload --force $c >/dev/null 2>&1 || true
 	done
 	umount $B/back 2>/dev/null || true
 	rm -rf $B
@@ -336,14 +345,14 @@ bpf_stats_report() {
 	done | tee "$out/bpf-stats.txt"
 }
 
-# BENCH_PROFILE="WORKLOAD...": no rounds; each workload runs on each
+# BENCH_PROFILE=WORKLOAD,...: no rounds; each workload runs on each
 # configuration for BENCH_SECONDS under perf record (cpu-clock, every CPU,
 # call graphs), and the top of perf report goes to perf-WORKLOAD-CONFIG.txt.
 profile() {
-	local w c p f
+	local w c p f v
 	command -v perf >/dev/null || die "perf is missing (linux-perf)"
 	mkdir -p "$out/perf"
-	for w in $BENCH_PROFILE; do
+	for w in $profile_workloads; do
 		for c in $configs; do
 			is_write $w && is_ro $c && continue
 			f=$out/perf/$w-$c
@@ -382,7 +391,7 @@ main() {
 	[ "${BENCH_BPFSTATS:-0}" != 1 ] || sysctl -q kernel.bpf_stats_enabled=1
 	say "warm-up"
 	warm_up
-	if [ -n "${BENCH_PROFILE:-}" ]; then
+	if [ -n "$profile_workloads" ]; then
 		profile
 		return
 	fi
