@@ -341,7 +341,7 @@ bpf_stats_report() {
 				c = $0; sub(/.*"run_cnt":/, "", c); sub(/[,}].*/, "", c)
 				t = $0; sub(/.*"run_time_ns":/, "", t); sub(/[,}].*/, "", t)
 				printf "  %-16s run_cnt %10d  run_time_ns %12d  ns/run %8.0f\n",
-					p, c, t, c > 0 ? t / c : 0 }'
+					p, c, t, (c > 0 ? t / c : 0) }'
 	done | tee "$out/bpf-stats.txt"
 }
 
@@ -369,6 +369,10 @@ profile() {
 				echo "--- with children (callers' share):"
 				perf report -i "$f.data" --stdio --children --sort sym -g none \
 					--percent-limit 2 2>/dev/null | grep -v '^#' | grep -v '^$' | head -60
+				echo "--- callers of the symbols over 5%:"
+				perf report -i "$f.data" --stdio --no-children --sort sym \
+					-g caller,2,callee,function,percent --percent-limit 5 2>/dev/null |
+					grep -v '^#' | grep -v '^$' | head -150
 			} >"$f.txt"
 			rm -f "$f.data"
 			say "profiled $w on $c: $v $(unit_of $w)"
