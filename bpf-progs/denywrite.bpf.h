@@ -15,11 +15,14 @@
  * COPY_FILE_RANGE into it; SETATTR would need the handle, which fuse-bpf
  * does not pass yet). Opening an existing file for
  * writing is always denied.
+ *
+ * Callers whose uid or gid fusebpf_except lists for denywrite may write;
+ * each refusal is reported (events.h).
  */
 #ifndef FUSEBPF_DENYWRITE_BPF_H
 #define FUSEBPF_DENYWRITE_BPF_H
 
-#include "stats.h"
+#include "events.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -28,12 +31,18 @@ struct {
 	__type(value, __u32);
 } deny_allow SEC(".maps");
 
+/* A refusal, unless the caller is excepted (then 0: go on). */
 static __always_inline int deny_verdict(struct fuse_bpf_ctx *ctx)
 {
 	long err = fusebpf_cfg().deny_errno;
 
+	if (fusebpf_excepted(FUSEBPF_POLICY_DENYWRITE))
+		return 0;
 	fusebpf_count(ctx, denied);
-	return err > 0 && err < 4096 ? -err : -EROFS;
+	err = err > 0 && err < 4096 ? err : EROFS;
+	fusebpf_report(ctx, FUSEBPF_EV(DENYWRITE, DENIED), err,
+		       fusebpf_entry_name_arg(fusebpf_op(ctx)));
+	return -err;
 }
 
 static __always_inline bool deny_name_allowed(struct fuse_bpf_ctx *ctx, int arg)

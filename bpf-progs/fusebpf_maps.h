@@ -23,6 +23,10 @@
  *   attr_rules             HASH            struct fusebpf_name  struct fusebpf_attr_rule  attrs, fusebpf
  *   attr_inodes            LRU_HASH        __u64 ino            struct fusebpf_name       attrs, fusebpf (internal)
  *   deny_allow             HASH            struct fusebpf_name  __u32 (ignored, use 1)    denywrite, fusebpf
+ *   fusebpf_hist           PERCPU_ARRAY    __u32 base opcode    struct fusebpf_lat_hist   all
+ *   fusebpf_events         RINGBUF         -                    struct fusebpf_event      hide, denywrite, fusebpf
+ *   fusebpf_evlimit        ARRAY (1)       __u32 0              struct fusebpf_ev_limit   hide, denywrite, fusebpf
+ *   fusebpf_except         HASH            struct fusebpf_except_key  __u32 policies   hide, denywrite, fusebpf
  *
  * Policy maps may be changed at any time (bpf_map_update_elem from user
  * space); the next operation sees the change.
@@ -31,6 +35,7 @@
 #define FUSEBPF_MAPS_H
 
 #if !defined(__bpf__) && !defined(__VMLINUX_H__)
+#include <linux/bpf.h>	/* struct bpf_spin_lock */
 #include <linux/types.h>
 #include <stddef.h>
 #endif
@@ -75,6 +80,19 @@ struct fusebpf_lat_stamp {
 
 #define FUSEBPF_LAT_ENTRIES 4096
 
+/*
+ * fusebpf_hist: per-op log2 histograms of the same times, in microseconds,
+ * updated where lat_count is, so that a histogram's counts add up to the
+ * op's lat_count. Slot 0 holds 0 and 1 us, slot i (i >= 1) holds
+ * [2^i, 2^(i+1) - 1] us, as bcc's fsdist prints them; the last slot also
+ * holds everything longer. Per CPU, like fusebpf_stats.
+ */
+#define FUSEBPF_HIST_SLOTS 32
+
+struct fusebpf_lat_hist {
+	__u64 slot[FUSEBPF_HIST_SLOTS];
+};
+
 /* ---- fusebpf_config: one element, key 0 ------------------------------------ */
 
 /* policies: which policies the combined "fusebpf" filter runs (the
@@ -87,6 +105,10 @@ struct fusebpf_lat_stamp {
 /* Do not run the postfilter only for statistics: no latency and no
  * backing_errors counts, but one BPF run per op instead of two. */
 #define FUSEBPF_CFG_NO_POSTFILTER	(1u << 0)
+/* Report no events (fusebpf_events) at all. */
+#define FUSEBPF_CFG_NO_EVENTS		(1u << 1)
+/* Also report READDIR entries that hide drops (one event per entry). */
+#define FUSEBPF_CFG_EV_READDIR		(1u << 2)
 
 /* hide_flags */
 #define FUSEBPF_HIDE_DOTFILES		(1u << 0)	/* hide every name starting with '.' */
@@ -100,7 +122,8 @@ struct fusebpf_config {
 	__s32 deny_errno;	/* positive errno for denied writes: EROFS, EACCES,
 				 * EPERM; 0 = EROFS */
 	__u32 deny_flags;	/* reserved, 0 */
-	__u32 reserved[2];
+	__u32 ev_rate;		/* events per second (token bucket); 0 = FUSEBPF_EV_RATE_DEFAULT */
+	__u32 ev_burst;		/* bucket size, events; 0 = FUSEBPF_EV_BURST_DEFAULT */
 };
 
 /* ---- names ----------------------------------------------------------------- */
@@ -185,6 +208,66 @@ struct fusebpf_attr_rule {
 #define FUSEBPF_DENY_ALLOW_MAX		1024
 #define FUSEBPF_FH_ALLOWED		0x66627066616c6c77ULL	/* "fbpfallw" */
 
+/* ---- events: refusals and hidings ------------------------------------------- */
+
+/*
+ * fusebpf_events (RINGBUF): one struct fusebpf_event per refusal (an op
+ * failed by a policy's prefilter) or hiding (a LOOKUP, UNLINK, RMDIR or
+ * rename of a hidden name; a READDIR entry dropped, with
+ * FUSEBPF_CFG_EV_READDIR), unless FUSEBPF_CFG_NO_EVENTS. Only the refusal
+ * path pays for it. A token bucket in fusebpf_evlimit (ev_rate per second,
+ * ev_burst at most) bounds the rate; what it refuses is counted in
+ * dropped_rate, what the full ring refuses in dropped_full.
+ */
+#define FUSEBPF_EVENTS_RING_SIZE	(256 * 1024)
+#define FUSEBPF_EV_RATE_DEFAULT		100
+#define FUSEBPF_EV_BURST_DEFAULT	200
+#define FUSEBPF_EV_MAX			1000000	/* largest rate and burst */
+
+enum fusebpf_ev_verdict {
+	FUSEBPF_EV_DENIED = 1,	/* the op failed with err */
+	FUSEBPF_EV_HIDDEN = 2,	/* the name was absent (err ENOENT; 0 for a READDIR entry) */
+};
+
+struct fusebpf_event {
+	__u64 time_ns;		/* bpf_ktime_get_boot_ns(): CLOCK_BOOTTIME */
+	__u32 pid;		/* the caller's process (tgid) */
+	__u32 tid;
+	__u32 uid;		/* the caller's real uid and gid */
+	__u32 gid;
+	__u32 opcode;		/* base FUSE opcode */
+	__u32 verdict;		/* enum fusebpf_ev_verdict */
+	__s32 err;		/* positive errno the caller got; 0: a READDIR entry dropped */
+	__u32 policy;		/* the FUSEBPF_POLICY_* that decided */
+	char comm[16];
+	char name[FUSEBPF_NAME_MAX];	/* the entry name, "" for ops on an open file or node */
+};
+
+struct fusebpf_ev_limit {
+	struct bpf_spin_lock lock;
+	__u32 pad;
+	__u64 tokens;		/* 1e9 per event */
+	__u64 last_ns;		/* bpf_ktime_get_ns() of the last refill */
+	__u64 sent;		/* events put in the ring */
+	__u64 dropped_rate;	/* refused by the token bucket */
+	__u64 dropped_full;	/* refused by a full ring */
+};
+
+/*
+ * fusebpf_except: uids and gids a policy does not apply to (the caller's
+ * real uid or gid, as bpf_get_current_uid_gid() gives them; supplementary
+ * groups are not seen). Value: the FUSEBPF_POLICY_* bits (hide, denywrite)
+ * the id is excepted from. Looked up only when a policy would refuse or hide.
+ */
+#define FUSEBPF_EXCEPT_MAX	256
+#define FUSEBPF_EXCEPT_UID	1
+#define FUSEBPF_EXCEPT_GID	2
+
+struct fusebpf_except_key {
+	__u32 kind;		/* FUSEBPF_EXCEPT_UID or _GID */
+	__u32 id;
+};
+
 /* ---- user space: names for printing ---------------------------------------- */
 
 #if !defined(__bpf__) && !defined(__VMLINUX_H__)
@@ -240,6 +323,10 @@ __attribute__((unused)) static const char *const fusebpf_op_names[FUSEBPF_STATS_
 #define FUSEBPF_MAP_ATTR_RULES		"attr_rules"
 #define FUSEBPF_MAP_ATTR_INODES		"attr_inodes"
 #define FUSEBPF_MAP_DENY_ALLOW		"deny_allow"
+#define FUSEBPF_MAP_HIST		"fusebpf_hist"
+#define FUSEBPF_MAP_EVENTS		"fusebpf_events"
+#define FUSEBPF_MAP_EVLIMIT		"fusebpf_evlimit"
+#define FUSEBPF_MAP_EXCEPT		"fusebpf_except"
 
 #endif /* user space */
 

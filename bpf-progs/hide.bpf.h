@@ -13,11 +13,13 @@
  *     file the user is not supposed to see; EEXIST would reveal it exists,
  *     and ENOENT from a create would be a lie. So the name is refused the
  *     same way whether or not a hidden file of that name exists.
+ * Callers whose uid or gid fusebpf_except lists for hide see every name.
+ * Each refusal and hiding is reported (events.h).
  */
 #ifndef FUSEBPF_HIDE_BPF_H
 #define FUSEBPF_HIDE_BPF_H
 
-#include "stats.h"
+#include "events.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -65,6 +67,12 @@ static __always_inline bool hide_is_hidden(const struct fusebpf_name *n, long le
 	return scan.hit;
 }
 
+/* Hidden from this caller: hidden, and the caller not excepted from hide. */
+static __always_inline bool hide_applies(const struct fusebpf_name *n, long len)
+{
+	return hide_is_hidden(n, len) && !fusebpf_excepted(FUSEBPF_POLICY_HIDE);
+}
+
 /* Prefilter: 0 (go on) or a negative errno. */
 static __noinline __attribute__((unused)) int hide_pre(struct fuse_bpf_ctx *ctx)
 {
@@ -76,24 +84,28 @@ static __noinline __attribute__((unused)) int hide_pre(struct fuse_bpf_ctx *ctx)
 		return 0;
 	if (arg == 2) {		/* RENAME: from a hidden name */
 		len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(1), &n);
-		if (hide_is_hidden(&n, len)) {
+		if (hide_applies(&n, len)) {
 			fusebpf_count(ctx, hidden);
+			fusebpf_report(ctx, FUSEBPF_EV(HIDE, HIDDEN), ENOENT, 1);
 			return -ENOENT;
 		}
 	}
 	len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(arg), &n);
-	if (!hide_is_hidden(&n, len))
+	if (!hide_applies(&n, len))
 		return 0;
 	switch (fusebpf_op(ctx)) {
 	case FUSE_LOOKUP:
 	case FUSE_UNLINK:
 	case FUSE_RMDIR:
 		fusebpf_count(ctx, hidden);
+		fusebpf_report(ctx, FUSEBPF_EV(HIDE, HIDDEN), ENOENT, arg);
 		return -ENOENT;
 	default:
 		fusebpf_count(ctx, denied);
 		err = fusebpf_cfg().hide_errno;
-		return err > 0 && err < 4096 ? -err : -EACCES;
+		err = err > 0 && err < 4096 ? err : EACCES;
+		fusebpf_report(ctx, FUSEBPF_EV(HIDE, DENIED), err, arg);
+		return -err;
 	}
 }
 
@@ -103,9 +115,11 @@ static __noinline __attribute__((unused)) int hide_entry(struct fuse_bpf_ctx *ct
 	struct fusebpf_name n;
 	long len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n);
 
-	if (!hide_is_hidden(&n, len))
+	if (!hide_applies(&n, len))
 		return 0;
 	fusebpf_count(ctx, hidden);
+	if (fusebpf_cfg().flags & FUSEBPF_CFG_EV_READDIR)
+		fusebpf_report(ctx, FUSEBPF_EV(HIDE, HIDDEN), 0, 0);
 	return FUSE_BPF_DROP_ENTRY;
 }
 

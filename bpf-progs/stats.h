@@ -22,7 +22,9 @@
  * the postfilter wrapper adds the elapsed time to lat_ns_sum/lat_count of
  * the op (a thread runs one FUSE op at a time; the stamp carries the opcode,
  * so a mismatched or stale stamp is never counted). That is also what lets
- * backing_errors be counted: only a postfilter sees error_in.
+ * backing_errors be counted: only a postfilter sees error_in. Each time
+ * counted in lat_count is also counted in the op's log2 histogram
+ * (fusebpf_hist), so the histogram's counts add up to lat_count.
  */
 #ifndef FUSEBPF_STATS_H
 #define FUSEBPF_STATS_H
@@ -42,6 +44,55 @@ struct {
 	__type(key, __u64);
 	__type(value, struct fusebpf_lat_stamp);
 } fusebpf_lat SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FUSEBPF_STATS_MAX_OPS);
+	__type(key, __u32);
+	__type(value, struct fusebpf_lat_hist);
+} fusebpf_hist SEC(".maps");
+
+/* floor(log2(v)), 0 for 0 and 1. */
+static __always_inline __u32 fusebpf_log2(__u64 v)
+{
+	__u32 r = 0, shift;
+
+	shift = (v > 0xffffffffULL) << 5;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xffff) << 4;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xff) << 3;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xf) << 2;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0x3) << 1;
+	v >>= shift;
+	r |= shift;
+	r |= (v >> 1);
+	return r;
+}
+
+/* Count ns in the op's latency histogram (fusebpf_maps.h: slots of microseconds). */
+static __always_inline void fusebpf_hist_add(__u32 key, __u64 ns)
+{
+	struct fusebpf_lat_hist *h = bpf_map_lookup_elem(&fusebpf_hist, &key);
+	__u32 slot = fusebpf_log2(ns / 1000);
+
+	if (!h)
+		return;
+	if (slot >= FUSEBPF_HIST_SLOTS)
+		slot = FUSEBPF_HIST_SLOTS - 1;
+	/*
+	 * clang checks the bound on a copy of slot, which the verifier does not
+	 * connect to it: hide slot from clang and mask it where it is used.
+	 */
+	asm volatile("" : "+r"(slot));
+	h->slot[slot & (FUSEBPF_HIST_SLOTS - 1)]++;
+}
 
 /* This CPU's counters for the op of ctx (slot 0 for opcodes >= 64). */
 static __always_inline struct fusebpf_op_stats *fusebpf_stats_of(const struct fuse_bpf_ctx *ctx)
@@ -93,15 +144,18 @@ static __always_inline int fusebpf_stats_post(struct fuse_bpf_ctx *ctx, int verd
 	struct fusebpf_op_stats *s = fusebpf_stats_of(ctx);
 	__u64 id = bpf_get_current_pid_tgid(), ns;
 	struct fusebpf_lat_stamp *stamp;
+	__u32 key = fusebpf_op(ctx);
 
 	stamp = bpf_map_lookup_elem(&fusebpf_lat, &id);
 	if (stamp) {
-		if (s && stamp->opcode == fusebpf_op(ctx)) {
+		if (s && stamp->opcode == key) {
 			ns = bpf_ktime_get_ns() - stamp->start_ns;
 			s->lat_ns_sum += ns;
 			s->lat_count++;
 			if (ns > s->lat_ns_max)
 				s->lat_ns_max = ns;
+			/* The same slot as fusebpf_stats_of(): the counts add up. */
+			fusebpf_hist_add(key < FUSEBPF_STATS_MAX_OPS ? key : 0, ns);
 		}
 		bpf_map_delete_elem(&fusebpf_lat, &id);
 	}
