@@ -17,6 +17,7 @@ const struct cli_cmd cli_cmds[] = {
 	{ "detach", do_detach, "unmount and stop the server", help_detach },
 	{ "list", do_list, "loaded filters and mounts", help_list },
 	{ "stats", do_stats, "per-operation statistics of filters", help_stats },
+	{ "events", do_events, "audit events: operations the filters refused or hid", help_events },
 	{ "hide", do_hide, "hide filter policy: names to hide, dotfiles", help_hide },
 	{ "attrs", do_attrs, "attrs filter policy: mode, uid and gid rules", help_attrs },
 	{ "deny", do_deny, "denywrite filter policy: errno and allowed names", help_deny },

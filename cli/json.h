@@ -99,4 +99,45 @@ const char *stats_op_name(unsigned int opcode, char *buf, size_t cap);
 void stats_print_table(FILE *out, const char *name, double interval_s, const struct op_row *rows,
 		       int nrows, const struct fusebpf_op_stats *totals);
 
+/* --- latency histograms (hist.c) ------------------------------------------------ */
+void hist_sum_percpu(const struct fusebpf_lat_hist *percpu, int ncpu, struct fusebpf_lat_hist *out);
+/* out = now - before (a slot that went back counts from zero). */
+void hist_delta(const struct fusebpf_lat_hist *now, const struct fusebpf_lat_hist *before,
+		struct fusebpf_lat_hist *out);
+/* The sum of the slots: the op's lat_count. */
+uint64_t hist_total(const struct fusebpf_lat_hist *h);
+/* Slot 0: 0..1 us; slot i: 2^i..2^(i+1)-1 us. */
+void hist_slot_range(int slot, uint64_t *low, uint64_t *high);
+/* "operation = 'read'" and bars as bcc's fsdist prints them, slots 0 to the last used. */
+void hist_print(FILE *out, const char *op, const struct fusebpf_lat_hist *h);
+/* {"op": S, "opcode": N, "count": N, "slots": [{"low": N, "high": N, "count": N}]} */
+json_object *json_hist(unsigned int opcode, const struct fusebpf_lat_hist *h);
+
+/* --- audit events (events_fmt.c) ------------------------------------------------ */
+/* CLOCK_REALTIME - CLOCK_BOOTTIME now, in ns: what turns an event's time into a date. */
+int64_t events_boot_to_real_ns(void);
+int64_t event_unix_ns(const struct fusebpf_event *ev, int64_t boot_to_real_ns);
+/* "denied", "hidden"; "hide", "denywrite"; "EROFS" (a number when unknown). */
+const char *event_verdict_name(uint32_t verdict);
+const char *event_policy_name(uint32_t policy);
+const char *event_errno_name(int err, char *buf, size_t cap);
+/* s with control bytes, '"' and '\\' as \xNN (cap >= 4 * strlen(s) + 1). */
+void event_escape(const char *s, char *buf, size_t cap);
+/*
+ * One line: [TIME ]FILTER: VERDICT OP ["NAME"] uid=N gid=N pid=N comm=S
+ * [errno=E] policy=P. TIME is local, with microseconds.
+ */
+int event_format(const struct fusebpf_event *ev, const char *filter, int64_t boot_to_real_ns,
+		 bool with_time, char *buf, size_t cap);
+/*
+ * {"type": "event", "filter": S, "time": S (UTC, ISO 8601), "time_ns": N,
+ *  "pid": N, "tid": N, "comm": S, "uid": N, "gid": N, "op": S, "opcode": N,
+ *  "name": S|null, "verdict": S, "errno": S|null, "errno_num": N, "policy": S}
+ */
+json_object *json_event(const struct fusebpf_event *ev, const char *filter, int64_t boot_to_real_ns);
+/* "FILTER: N events dropped since ..." and {"type": "dropped", "filter": S,
+ *  "rate_limited": N, "ring_full": N, "sent": N}. */
+int event_format_drops(const char *filter, const struct fusebpf_ev_limit *l, char *buf, size_t cap);
+json_object *json_event_drops(const char *filter, const struct fusebpf_ev_limit *l);
+
 #endif

@@ -80,13 +80,21 @@ void help_load(FILE *out)
 		"      --policies LIST    the combined filter's policies: hide,attrs,denywrite\n"
 		"                         (default hide,attrs)\n"
 		"      --no-postfilter    skip postfilter runs kept only for statistics\n"
+		"      --except-uid ID    hide and denywrite do not apply to this real uid (a\n"
+		"      --except-gid ID    number or a name; also --except-gid; repeatable)\n"
+		"      --no-events        report no audit events (see 'fusebpfctl events')\n"
+		"      --events-rate N    at most N events a second (default %d)...\n"
+		"      --events-burst N   ... and N at once (default %d)\n"
+		"      --events-readdir   also report directory entries hidden from listings\n"
 		"\n"
 		"JSON (-j): the loaded filter, as in 'list'.\n"
 		"\n"
 		"EXAMPLES\n"
 		"  fusebpfctl load hide --name private --hide secret.txt --hide-dotfiles\n"
 		"  fusebpfctl load denywrite --name ro --deny-errno EACCES\n"
-		"  fusebpfctl load ./myfilter.bpf.o\n");
+		"  fusebpfctl load denywrite --name ro --except-uid alice\n"
+		"  fusebpfctl load ./myfilter.bpf.o\n",
+		FUSEBPF_EV_RATE_DEFAULT, FUSEBPF_EV_BURST_DEFAULT);
 }
 
 struct load_args {
@@ -123,6 +131,7 @@ static struct policy_change *default_rule(struct load_args *a)
 enum {
 	O_HIDE = 256, O_HIDE_PREFIX, O_HIDE_SUFFIX, O_HIDE_GLOB, O_HIDE_DOTFILES, O_HIDE_ERRNO,
 	O_MODE, O_UID, O_GID, O_DENY_ERRNO, O_ALLOW, O_POLICIES, O_NO_POSTFILTER,
+	O_EXCEPT_UID, O_EXCEPT_GID, O_NO_EVENTS, O_EV_RATE, O_EV_BURST, O_EV_READDIR,
 };
 
 static int load_opt(int c, const char *arg, void *ctx)
@@ -204,9 +213,32 @@ static int load_opt(int c, const char *arg, void *ctx)
 		a->policies_given = true;
 		return 0;
 	case O_NO_POSTFILTER:
-		if (!(ch = add_change(a, POL_POSTFILTER)))
+	case O_NO_EVENTS:
+	case O_EV_READDIR:
+		if (!(ch = add_change(a, c == O_NO_POSTFILTER ? POL_POSTFILTER :
+					 c == O_NO_EVENTS ? POL_EVENTS : POL_EV_READDIR)))
 			return EXIT_USAGE;
-		ch->val = 0;
+		ch->val = c == O_EV_READDIR;
+		return 0;
+	case O_EXCEPT_UID:
+	case O_EXCEPT_GID:
+		if (policy_parse_id(arg, c == O_EXCEPT_GID, &id))
+			return usage_error("bad %s '%s'", c == O_EXCEPT_GID ? "group" : "user", arg);
+		if (!(ch = add_change(a, POL_EXCEPT_ADD)))
+			return EXIT_USAGE;
+		ch->id_kind = c == O_EXCEPT_GID ? FUSEBPF_EXCEPT_GID : FUSEBPF_EXCEPT_UID;
+		ch->val = (int)id;
+		snprintf(ch->name, sizeof(ch->name), "%s %u", c == O_EXCEPT_GID ? "gid" : "uid", id);
+		return 0;	/* mask 0: the filter's policies (see do_load) */
+	case O_EV_RATE:
+	case O_EV_BURST:
+		if (policy_parse_ev_count(arg, &id))
+			return usage_error("bad %s '%s' (1 to %d)",
+					   c == O_EV_RATE ? "--events-rate" : "--events-burst", arg,
+					   FUSEBPF_EV_MAX);
+		if (!(ch = add_change(a, c == O_EV_RATE ? POL_EV_RATE : POL_EV_BURST)))
+			return EXIT_USAGE;
+		ch->val = id;
 		return 0;
 	}
 	return EXIT_USAGE;
@@ -345,6 +377,12 @@ int do_load(int argc, char **argv)
 		{ "allow", required_argument, NULL, O_ALLOW },
 		{ "policies", required_argument, NULL, O_POLICIES },
 		{ "no-postfilter", no_argument, NULL, O_NO_POSTFILTER },
+		{ "except-uid", required_argument, NULL, O_EXCEPT_UID },
+		{ "except-gid", required_argument, NULL, O_EXCEPT_GID },
+		{ "no-events", no_argument, NULL, O_NO_EVENTS },
+		{ "events-rate", required_argument, NULL, O_EV_RATE },
+		{ "events-burst", required_argument, NULL, O_EV_BURST },
+		{ "events-readdir", no_argument, NULL, O_EV_READDIR },
 		{ 0 },
 	};
 	struct load_args a = { 0 };
@@ -549,6 +587,12 @@ int do_load(int argc, char **argv)
 		memmove(&a.changes[1], &a.changes[0], (a.nchanges - 1) * sizeof(*a.changes));
 		a.changes[0] = first;
 	}
+	/* --except-uid/gid: from the policies this kind of filter has. */
+	for (int i = 0; i < a.nchanges; i++)
+		if (a.changes[i].op == POL_EXCEPT_ADD)
+			a.changes[i].mask = !strcmp(kind, "hide") ? FUSEBPF_POLICY_HIDE :
+					    !strcmp(kind, "denywrite") ? FUSEBPF_POLICY_DENYWRITE :
+					    POLICY_EXCEPTABLE;
 	if (policy_apply_all(name, a.changes, a.nchanges))
 		goto out;
 

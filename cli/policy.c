@@ -27,9 +27,18 @@ static const char *op_map(enum policy_op op)
 	case POL_ALLOW_ADD:
 	case POL_ALLOW_DEL:
 		return FUSEBPF_MAP_DENY_ALLOW;
+	case POL_EXCEPT_ADD:
+	case POL_EXCEPT_DEL:
+		return FUSEBPF_MAP_EXCEPT;
 	default:
 		return FUSEBPF_MAP_CONFIG;
 	}
+}
+
+/* The events switches live in the config, but mean something only with events. */
+static bool op_is_events(enum policy_op op)
+{
+	return op == POL_EVENTS || op == POL_EV_RATE || op == POL_EV_BURST || op == POL_EV_READDIR;
 }
 
 static const char *op_policy(enum policy_op op)
@@ -46,8 +55,11 @@ static const char *op_policy(enum policy_op op)
 	case POL_ALLOW_ADD:
 	case POL_ALLOW_DEL:
 		return "denywrite";
+	case POL_EXCEPT_ADD:
+	case POL_EXCEPT_DEL:
+		return "except";
 	default:
-		return "config";
+		return op_is_events(op) ? "events" : "config";
 	}
 }
 
@@ -79,6 +91,24 @@ static int update_config(int fd, const struct policy_change *c)
 			cfg.flags &= ~FUSEBPF_CFG_NO_POSTFILTER;
 		else
 			cfg.flags |= FUSEBPF_CFG_NO_POSTFILTER;
+		break;
+	case POL_EVENTS:
+		if (c->val)
+			cfg.flags &= ~FUSEBPF_CFG_NO_EVENTS;
+		else
+			cfg.flags |= FUSEBPF_CFG_NO_EVENTS;
+		break;
+	case POL_EV_READDIR:
+		if (c->val)
+			cfg.flags |= FUSEBPF_CFG_EV_READDIR;
+		else
+			cfg.flags &= ~FUSEBPF_CFG_EV_READDIR;
+		break;
+	case POL_EV_RATE:
+		cfg.ev_rate = c->val;
+		break;
+	case POL_EV_BURST:
+		cfg.ev_burst = c->val;
 		break;
 	default:
 		return -EINVAL;
@@ -116,6 +146,24 @@ static int update_pattern(int fd, const struct policy_change *c)
 	return bpf_map_update_elem(fd, &(uint32_t){ free_slot }, &want, BPF_ANY) ? -errno : 0;
 }
 
+/* Add or remove the policies of an exception; the id goes when none is left. */
+static int update_except(int fd, const struct policy_change *c)
+{
+	struct fusebpf_except_key key = { .kind = c->id_kind, .id = (uint32_t)c->val };
+	uint32_t mask = c->mask ? c->mask : POLICY_EXCEPTABLE, cur = 0;
+
+	if (bpf_map_lookup_elem(fd, &key, &cur) && errno != ENOENT)
+		return -errno;
+	if (c->op == POL_EXCEPT_ADD)
+		return bpf_map_update_elem(fd, &key, &(uint32_t){ cur | mask }, BPF_ANY) ? -errno : 0;
+	if (!(cur & mask))
+		return -ENOENT;
+	cur &= ~mask;
+	if (cur)
+		return bpf_map_update_elem(fd, &key, &cur, BPF_ANY) ? -errno : 0;
+	return bpf_map_delete_elem(fd, &key) ? -errno : 0;
+}
+
 int policy_apply(const char *name, const struct policy_change *c)
 {
 	const char *map = op_map(c->op);
@@ -123,6 +171,14 @@ int policy_apply(const char *name, const struct policy_change *c)
 	uint32_t one = 1;
 	int fd, err;
 
+	if (op_is_events(c->op)) {
+		fd = filter_obj_fd(name, FUSEBPF_MAP_EVENTS);
+		if (fd >= 0)
+			close(fd);
+		else if (fd == -ENOENT && filter_loaded(name))
+			return fail(0, "filter '%s' reports no events (no map %s)", name,
+				    FUSEBPF_MAP_EVENTS), -EOPNOTSUPP;
+	}
 	fd = filter_obj_fd(name, map);
 	if (fd == -ENOENT) {
 		if (!filter_loaded(name))
@@ -158,6 +214,10 @@ int policy_apply(const char *name, const struct policy_change *c)
 	case POL_PATTERN_ADD:
 	case POL_PATTERN_DEL:
 		err = update_pattern(fd, c);
+		break;
+	case POL_EXCEPT_ADD:
+	case POL_EXCEPT_DEL:
+		err = update_except(fd, c);
 		break;
 	default:
 		err = update_config(fd, c);
@@ -234,12 +294,85 @@ static int cmp_rule(const void *a, const void *b)
 	return strcmp(json_object_get_string(na), json_object_get_string(nb));
 }
 
+static json_object *events_json(const struct fusebpf_config *cfg)
+{
+	json_object *e = json_object_new_object();
+
+	json_object_object_add(e, "enabled", json_object_new_boolean(!(cfg->flags & FUSEBPF_CFG_NO_EVENTS)));
+	json_object_object_add(e, "rate", json_object_new_int64(cfg->ev_rate && cfg->ev_rate <= FUSEBPF_EV_MAX ?
+						       cfg->ev_rate : FUSEBPF_EV_RATE_DEFAULT));
+	json_object_object_add(e, "burst", json_object_new_int64(cfg->ev_burst && cfg->ev_burst <= FUSEBPF_EV_MAX ?
+							cfg->ev_burst : FUSEBPF_EV_BURST_DEFAULT));
+	json_object_object_add(e, "readdir", json_object_new_boolean(cfg->flags & FUSEBPF_CFG_EV_READDIR));
+	return e;
+}
+
+static json_object *policy_names_json(uint32_t mask)
+{
+	json_object *a = json_object_new_array();
+
+	if (mask & FUSEBPF_POLICY_HIDE)
+		json_object_array_add(a, json_object_new_string("hide"));
+	if (mask & FUSEBPF_POLICY_ATTRS)
+		json_object_array_add(a, json_object_new_string("attrs"));
+	if (mask & FUSEBPF_POLICY_DENYWRITE)
+		json_object_array_add(a, json_object_new_string("denywrite"));
+	return a;
+}
+
+static int cmp_except(const void *a, const void *b)
+{
+	json_object *x = *(json_object *const *)a, *y = *(json_object *const *)b, *v;
+	int64_t kx, ky;
+	const char *sx, *sy;
+	int c;
+
+	json_object_object_get_ex(x, "kind", &v);
+	sx = json_object_get_string(v);
+	json_object_object_get_ex(y, "kind", &v);
+	sy = json_object_get_string(v);
+	c = strcmp(sy, sx);	/* uid before gid */
+	if (c)
+		return c;
+	json_object_object_get_ex(x, "id", &v);
+	kx = json_object_get_int64(v);
+	json_object_object_get_ex(y, "id", &v);
+	ky = json_object_get_int64(v);
+	return kx < ky ? -1 : kx > ky;
+}
+
+/* [{"kind": "uid"|"gid", "id": N, "policies": [S]}], sorted. */
+static json_object *except_json(int fd)
+{
+	json_object *arr = json_object_new_array();
+	struct fusebpf_except_key key, next;
+	void *prev = NULL;
+	uint32_t mask;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		json_object *e;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &mask))
+			continue;
+		e = json_object_new_object();
+		json_object_object_add(e, "kind", json_object_new_string(
+					       key.kind == FUSEBPF_EXCEPT_GID ? "gid" : "uid"));
+		json_object_object_add(e, "id", json_object_new_int64(key.id));
+		json_object_object_add(e, "policies", policy_names_json(mask));
+		json_object_array_add(arr, e);
+	}
+	json_object_array_sort(arr, cmp_except);
+	return arr;
+}
+
 int policy_read(const char *name, json_object **out)
 {
 	json_object *o, *cfgj, *pol;
 	struct fusebpf_config cfg = {};
 	uint32_t zero = 0;
-	int fd;
+	int fd, efd;
 
 	*out = NULL;
 	if (!filter_loaded(name))
@@ -250,13 +383,7 @@ int policy_read(const char *name, json_object **out)
 	fd = filter_obj_fd(name, FUSEBPF_MAP_CONFIG);
 	if (fd >= 0 && bpf_map_lookup_elem(fd, &zero, &cfg) == 0) {
 		cfgj = json_object_new_object();
-		pol = json_object_new_array();
-		if (cfg.policies & FUSEBPF_POLICY_HIDE)
-			json_object_array_add(pol, json_object_new_string("hide"));
-		if (cfg.policies & FUSEBPF_POLICY_ATTRS)
-			json_object_array_add(pol, json_object_new_string("attrs"));
-		if (cfg.policies & FUSEBPF_POLICY_DENYWRITE)
-			json_object_array_add(pol, json_object_new_string("denywrite"));
+		pol = policy_names_json(cfg.policies);
 		json_object_object_add(cfgj, "policies", pol);
 		json_object_object_add(cfgj, "postfilter",
 				       json_object_new_boolean(!(cfg.flags & FUSEBPF_CFG_NO_POSTFILTER)));
@@ -264,6 +391,10 @@ int policy_read(const char *name, json_object **out)
 				       json_object_new_boolean(cfg.hide_flags & FUSEBPF_HIDE_DOTFILES));
 		json_object_object_add(cfgj, "hide_errno", errno_json(cfg.hide_errno, EACCES));
 		json_object_object_add(cfgj, "deny_errno", errno_json(cfg.deny_errno, EROFS));
+		efd = filter_obj_fd(name, FUSEBPF_MAP_EVENTS);
+		json_object_object_add(cfgj, "events", efd >= 0 ? events_json(&cfg) : NULL);
+		if (efd >= 0)
+			close(efd);
 		json_object_object_add(o, "config", cfgj);
 	} else {
 		json_object_object_add(o, "config", NULL);
@@ -345,6 +476,11 @@ int policy_read(const char *name, json_object **out)
 	} else {
 		json_object_object_add(o, "deny", NULL);
 	}
+
+	fd = filter_obj_fd(name, FUSEBPF_MAP_EXCEPT);
+	json_object_object_add(o, "except", fd >= 0 ? except_json(fd) : NULL);
+	if (fd >= 0)
+		close(fd);
 	*out = o;
 	return 0;
 }
@@ -374,6 +510,22 @@ void policy_print_plain(json_object *p)
 			printf("%s%s", i ? "," : "", json_object_get_string(json_object_array_get_idx(pol, i)));
 		printf("%s\n", n ? "" : "(none)");
 		printf("  postfilter: %s\n", strcmp(jstr(cfg, "postfilter"), "true") ? "off" : "on");
+		if (json_object_object_get_ex(cfg, "events", &v) && v)
+			printf("  events:     %s, %s/s, burst %s, readdir %s\n",
+			       strcmp(jstr(v, "enabled"), "true") ? "off" : "on", jstr(v, "rate"),
+			       jstr(v, "burst"), strcmp(jstr(v, "readdir"), "true") ? "off" : "on");
+	}
+	if (json_object_object_get_ex(p, "except", &v) && v) {
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *e = json_object_array_get_idx(v, i), *pol;
+
+			json_object_object_get_ex(e, "policies", &pol);
+			printf("  except:     %s %s (", jstr(e, "kind"), jstr(e, "id"));
+			for (size_t k = 0; k < json_object_array_length(pol); k++)
+				printf("%s%s", k ? ", " : "",
+				       json_object_get_string(json_object_array_get_idx(pol, k)));
+			printf(")\n");
+		}
 	}
 	if (json_object_object_get_ex(p, "hide", &h) && h) {
 		json_object_object_get_ex(h, "names", &v);

@@ -26,6 +26,12 @@ enum policy_op {
 	POL_ALLOW_DEL,		/* name */
 	POL_POLICIES,		/* val: FUSEBPF_POLICY_* mask */
 	POL_POSTFILTER,		/* val 0/1 (1: run the postfilter for statistics) */
+	POL_EXCEPT_ADD,		/* id_kind, val = id, mask (0: every policy of the filter) */
+	POL_EXCEPT_DEL,		/* id_kind, val = id, mask (0: every policy of the filter) */
+	POL_EVENTS,		/* val 0/1 */
+	POL_EV_RATE,		/* val: events per second */
+	POL_EV_BURST,		/* val: events */
+	POL_EV_READDIR,		/* val 0/1: report READDIR entries hidden */
 };
 
 struct policy_change {
@@ -34,6 +40,8 @@ struct policy_change {
 	char name[FUSEBPF_NAME_MAX];
 	struct fusebpf_attr_rule rule;
 	int val;
+	uint32_t id_kind;	/* FUSEBPF_EXCEPT_UID or _GID */
+	uint32_t mask;		/* FUSEBPF_POLICY_* an exception is for */
 };
 
 /* A file name as a hash key; -EINVAL for "", "." , "..", or a '/'; -ENAMETOOLONG. */
@@ -55,13 +63,17 @@ int policy_parse_id(const char *s, bool group, uint32_t *id);
 int policy_parse_policies(const char *s, uint32_t *mask);
 /* on/off, yes/no, 1/0, true/false -> 1/0; -1 when neither. */
 int parse_bool(const char *s);
+/* An events rate or burst: 1..FUSEBPF_EV_MAX; 0 or -EINVAL. */
+int policy_parse_ev_count(const char *s, uint32_t *v);
+/* The policies an exception can be for, of a filter with these maps. */
+#define POLICY_EXCEPTABLE (FUSEBPF_POLICY_HIDE | FUSEBPF_POLICY_DENYWRITE)
 
 /* Apply a change to the filter pinned as name; 0 or -errno (message printed). */
 int policy_apply(const char *name, const struct policy_change *c);
 /* Changes that load applies after pinning (its policy options). */
 int policy_apply_all(const char *name, const struct policy_change *c, int n);
 
-/* The filter's current policy: {"name", "config", "hide", "attrs", "deny"}. */
+/* The filter's current policy: {"name", "config", "hide", "attrs", "deny", "except"}. */
 int policy_read(const char *name, json_object **out);
 void policy_print_plain(json_object *p);
 

@@ -5,6 +5,7 @@
  *   fusebpfctl hide NAME add|del [--prefix|--suffix|--glob] PATTERN...
  *   fusebpfctl hide NAME dotfiles on|off
  *   fusebpfctl hide NAME errno ERRNO
+ *   fusebpfctl hide|deny NAME except-uid|except-gid add|del ID...
  *   fusebpfctl attrs NAME set [FILE] [--mode SPEC] [--uid ID] [--gid ID]
  *   fusebpfctl attrs NAME del [FILE]
  *   fusebpfctl deny NAME errno ERRNO
@@ -12,6 +13,9 @@
  *   fusebpfctl policy NAME [show]
  *   fusebpfctl policy NAME policies LIST
  *   fusebpfctl policy NAME postfilter on|off
+ *   fusebpfctl policy NAME events on|off
+ *   fusebpfctl policy NAME events-rate|events-burst N
+ *   fusebpfctl policy NAME events-readdir on|off
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,16 +35,19 @@ void help_hide(FILE *out)
 		"Usage: fusebpfctl hide NAME add|del [--prefix|--suffix|--glob] PATTERN...\n"
 		"       fusebpfctl hide NAME dotfiles on|off\n"
 		"       fusebpfctl hide NAME errno ERRNO\n"
+		"       fusebpfctl hide NAME except-uid|except-gid add|del ID...\n"
 		"\n"
 		"Change the hide policy of the loaded filter NAME (hide or fusebpf), live.\n"
 		"PATTERNs are exact file names unless --prefix, --suffix or --glob ('*', '?')\n"
 		"is given (at most %d patterns). A hidden name is missing from lookups and\n"
-		"listings; creating it fails with ERRNO (default EACCES).\n"
+		"listings; creating it fails with ERRNO (default EACCES). Callers whose real\n"
+		"uid or gid is excepted (ID: a number or a name) see every name.\n"
 		"\n"
 		"EXAMPLES\n"
 		"  fusebpfctl hide private add secret.txt notes.md\n"
 		"  fusebpfctl hide private add --suffix .bak\n"
-		"  fusebpfctl hide private dotfiles on\n",
+		"  fusebpfctl hide private dotfiles on\n"
+		"  fusebpfctl hide private except-uid add alice\n",
 		FUSEBPF_HIDE_PATTERNS_MAX);
 }
 
@@ -66,14 +73,17 @@ void help_deny(FILE *out)
 	fprintf(out,
 		"Usage: fusebpfctl deny NAME errno ERRNO\n"
 		"       fusebpfctl deny NAME allow|disallow FILE...\n"
+		"       fusebpfctl deny NAME except-uid|except-gid add|del ID...\n"
 		"\n"
 		"Change the denywrite policy of the loaded filter NAME (denywrite or fusebpf),\n"
-		"live: the errno of denied writes (EROFS, EACCES or EPERM), and file names that\n"
-		"may still be created, removed and renamed.\n"
+		"live: the errno of denied writes (EROFS, EACCES or EPERM), file names that\n"
+		"may still be created, removed and renamed, and the users and groups (real uid\n"
+		"or gid; ID: a number or a name) who may still write.\n"
 		"\n"
 		"EXAMPLES\n"
 		"  fusebpfctl deny ro errno EACCES\n"
-		"  fusebpfctl deny ro allow scratch.txt\n");
+		"  fusebpfctl deny ro allow scratch.txt\n"
+		"  fusebpfctl deny ro except-uid add 1000\n");
 }
 
 void help_policy(FILE *out)
@@ -82,25 +92,35 @@ void help_policy(FILE *out)
 		"Usage: fusebpfctl policy NAME [show]\n"
 		"       fusebpfctl policy NAME policies LIST\n"
 		"       fusebpfctl policy NAME postfilter on|off\n"
+		"       fusebpfctl policy NAME events on|off\n"
+		"       fusebpfctl policy NAME events-rate|events-burst N\n"
+		"       fusebpfctl policy NAME events-readdir on|off\n"
 		"\n"
 		"Print the current policy of the loaded filter NAME: its config, hidden names\n"
-		"and patterns, attribute rules and allowed names. 'policies' chooses what the\n"
-		"combined filter (fusebpf) runs: a comma-separated list of hide, attrs,\n"
-		"denywrite, or none. 'postfilter off' saves the postfilter runs that only\n"
-		"collect statistics (latency, backing errors).\n"
+		"and patterns, attribute rules, allowed names and excepted users. 'policies'\n"
+		"chooses what the combined filter (fusebpf) runs: a comma-separated list of\n"
+		"hide, attrs, denywrite, or none. 'postfilter off' saves the postfilter runs\n"
+		"that only collect statistics (latency, backing errors). 'events' turns the\n"
+		"audit events of refusals and hidings on or off, 'events-rate' and\n"
+		"'events-burst' bound them (per second, and at once: default %d and %d),\n"
+		"'events-readdir' also reports each directory entry hidden from a listing.\n"
 		"\n"
 		"JSON (-j): {\"name\": S, \"config\": {\"policies\": [S], \"postfilter\": B,\n"
-		"  \"hide_dotfiles\": B, \"hide_errno\": S, \"deny_errno\": S} | null,\n"
+		"  \"hide_dotfiles\": B, \"hide_errno\": S, \"deny_errno\": S,\n"
+		"  \"events\": {\"enabled\": B, \"rate\": N, \"burst\": N, \"readdir\": B} | null} | null,\n"
 		"  \"hide\": {\"names\": [S], \"patterns\": [{\"kind\": S, \"pattern\": S}]} | null,\n"
 		"  \"attrs\": [{\"name\": S|null, \"mode_set\": S, \"mode_clear\": S,\n"
 		"             \"uid\": N|null, \"gid\": N|null}] | null,\n"
-		"  \"deny\": {\"allow\": [S]} | null}\n"
+		"  \"deny\": {\"allow\": [S]} | null,\n"
+		"  \"except\": [{\"kind\": \"uid\"|\"gid\", \"id\": N, \"policies\": [S]}] | null}\n"
 		"(null: the filter has no such policy)\n"
 		"\n"
 		"EXAMPLES\n"
 		"  fusebpfctl policy private\n"
 		"  fusebpfctl -j policy private\n"
-		"  fusebpfctl policy combo policies hide,denywrite\n");
+		"  fusebpfctl policy combo policies hide,denywrite\n"
+		"  fusebpfctl policy ro events-rate 10\n",
+		FUSEBPF_EV_RATE_DEFAULT, FUSEBPF_EV_BURST_DEFAULT);
 }
 
 struct pc_args {
@@ -217,12 +237,23 @@ int policy_cmd_parse(const char *cmd, int argc, char **argv, const char **filter
 			if (!(p = push(&v, &n, POL_POLICIES)))
 				goto nomem;
 			p->val = mask;
-		} else if (!strcmp(sub, "postfilter")) {
+		} else if (!strcmp(sub, "postfilter") || !strcmp(sub, "events") ||
+			   !strcmp(sub, "events-readdir")) {
 			if ((e = parse_bool(args[0])) < 0)
-				return usage_error("postfilter on or off?"), PARSE_USAGE;
-			if (!(p = push(&v, &n, POL_POSTFILTER)))
+				return usage_error("%s on or off?", sub), PARSE_USAGE;
+			if (!(p = push(&v, &n, !strcmp(sub, "postfilter") ? POL_POSTFILTER :
+					       !strcmp(sub, "events") ? POL_EVENTS : POL_EV_READDIR)))
 				goto nomem;
 			p->val = e;
+		} else if (!strcmp(sub, "events-rate") || !strcmp(sub, "events-burst")) {
+			uint32_t count;
+
+			if (policy_parse_ev_count(args[0], &count))
+				return usage_error("bad %s '%s' (1 to %d)", sub, args[0], FUSEBPF_EV_MAX),
+				       PARSE_USAGE;
+			if (!(p = push(&v, &n, !strcmp(sub, "events-rate") ? POL_EV_RATE : POL_EV_BURST)))
+				goto nomem;
+			p->val = count;
 		} else {
 			goto badsub;
 		}
@@ -254,6 +285,28 @@ int policy_cmd_parse(const char *cmd, int argc, char **argv, const char **filter
 			p->pat_kind = a.pat_kind;
 			snprintf(p->name, sizeof(p->name), "%s", args[i]);
 		}
+	} else if ((hide || !strcmp(cmd, "deny")) &&
+		   (!strcmp(sub, "except-uid") || !strcmp(sub, "except-gid"))) {
+		bool gid = !strcmp(sub, "except-gid");
+		bool add;
+		uint32_t id;
+
+		if (nargs < 2 || (strcmp(args[0], "add") && strcmp(args[0], "del")))
+			return usage_error("%s add|del ID...", sub), PARSE_USAGE;
+		add = !strcmp(args[0], "add");
+		for (int i = 1; i < nargs; i++) {
+			if (policy_parse_id(args[i], gid, &id)) {
+				usage_error("bad %s '%s'", gid ? "group" : "user", args[i]);
+				goto usage;
+			}
+			if (!(p = push(&v, &n, add ? POL_EXCEPT_ADD : POL_EXCEPT_DEL)))
+				goto nomem;
+			p->id_kind = gid ? FUSEBPF_EXCEPT_GID : FUSEBPF_EXCEPT_UID;
+			p->val = (int)id;
+			p->mask = hide ? FUSEBPF_POLICY_HIDE : FUSEBPF_POLICY_DENYWRITE;
+			snprintf(p->name, sizeof(p->name), "%s %u", gid ? "gid" : "uid", id);
+		}
+		goto done;
 	} else if (hide && !strcmp(sub, "dotfiles")) {
 		if (nargs != 1 || (e = parse_bool(args[0])) < 0)
 			return usage_error("dotfiles on or off?"), PARSE_USAGE;

@@ -152,6 +152,21 @@ int policy_parse_id(const char *s, bool group, uint32_t *id)
 	return 0;
 }
 
+int policy_parse_ev_count(const char *s, uint32_t *v)
+{
+	unsigned long n;
+	char *end;
+
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (*end || errno || n < 1 || n > FUSEBPF_EV_MAX)
+		return -EINVAL;
+	*v = n;
+	return 0;
+}
+
 int policy_parse_policies(const char *s, uint32_t *mask)
 {
 	char buf[128], *tok, *save = NULL;
