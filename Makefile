@@ -63,10 +63,10 @@ $(VMLINUX): kernel
 # --- tests ------------------------------------------------------------------------
 TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c
 TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h
-GUEST_TESTS   := foundation passthrough bpf filters cli harden_srv harden_flt stress fuzz_found
+GUEST_TESTS   := foundation passthrough bpf filters cli harden_srv harden_flt stress fuzz_found events
 TEST_BPF      := basic
 GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
-HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats
+HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats cli_events
 HOST_BINS     := $(HOST_TESTS:%=$(BUILD)/tests/host/%)
 # Host tests that are scripts: the VM harness (boots the normal kernel).
 HOST_SCRIPTS  := tests/host/vm_harness.sh
@@ -186,6 +186,9 @@ $(BUILD)/tests/host/cli_%: tests/host/cli_%.c $(CLI_LIB_OBJS) $(TEST_LIB) $(TEST
 # The guest suite runs build/fusebpfctl; a filter the verifier rejects.
 LIBS_cli := $(JSONC_LIBS)
 $(BUILD)/tests/guest/cli: $(BUILD)/fusebpfctl $(BUILD)/tests/cli_reject.bpf.o
+# tests/guest/events: audit events, exceptions, histograms through fusebpfctl.
+LIBS_events := $(JSONC_LIBS)
+$(BUILD)/tests/guest/events: $(BUILD)/fusebpfctl
 $(BUILD)/tests/cli_reject.bpf.o: tests/guest/cli_reject.bpf.c
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)

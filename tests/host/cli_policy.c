@@ -174,7 +174,55 @@ out:
 	return ret;
 }
 
+/* Issue 13: exceptions and the events knobs. */
+static int t_except_and_events(void)
+{
+	struct policy_change *v = NULL;
+	const char *f = NULL;
+	uint32_t c;
+	int ret = TAP_FAIL, n;
+
+	EXPECT(pc("hide", &f, &v, &n, "p", "except-uid", "add", "1000", "0", NULL) == 0 && n == 2);
+	EXPECT(v[0].op == POL_EXCEPT_ADD && v[0].id_kind == FUSEBPF_EXCEPT_UID && v[0].val == 1000 &&
+	       v[0].mask == FUSEBPF_POLICY_HIDE && !strcmp(v[0].name, "uid 1000"));
+	EXPECT(v[1].val == 0);
+	free(v), v = NULL;
+	EXPECT(pc("deny", &f, &v, &n, "ro", "except-gid", "del", "root", NULL) == 0 && n == 1);
+	EXPECT(v[0].op == POL_EXCEPT_DEL && v[0].id_kind == FUSEBPF_EXCEPT_GID && v[0].val == 0 &&
+	       v[0].mask == FUSEBPF_POLICY_DENYWRITE && !strcmp(v[0].name, "gid 0"));
+	free(v), v = NULL;
+	EXPECT(pc("policy", &f, &v, &n, "p", "events", "off", NULL) == 0 && v[0].op == POL_EVENTS &&
+	       v[0].val == 0);
+	free(v), v = NULL;
+	EXPECT(pc("policy", &f, &v, &n, "p", "events-readdir", "on", NULL) == 0 &&
+	       v[0].op == POL_EV_READDIR && v[0].val == 1);
+	free(v), v = NULL;
+	EXPECT(pc("policy", &f, &v, &n, "p", "events-rate", "25", NULL) == 0 && v[0].op == POL_EV_RATE &&
+	       v[0].val == 25);
+	free(v), v = NULL;
+	EXPECT(pc("policy", &f, &v, &n, "p", "events-burst", "1000000", NULL) == 0 &&
+	       v[0].op == POL_EV_BURST && v[0].val == FUSEBPF_EV_MAX);
+	free(v), v = NULL;
+	EXPECT(pc("hide", &f, &v, &n, "p", "except-uid", "add", NULL) == PARSE_USAGE);
+	EXPECT(pc("hide", &f, &v, &n, "p", "except-uid", "1000", NULL) == PARSE_USAGE);
+	EXPECT(pc("deny", &f, &v, &n, "p", "except-uid", "add", "no such user", NULL) == PARSE_USAGE);
+	EXPECT(pc("attrs", &f, &v, &n, "p", "except-uid", "add", "1", NULL) == PARSE_USAGE);
+	EXPECT(pc("policy", &f, &v, &n, "p", "events-rate", "0", NULL) == PARSE_USAGE);
+	EXPECT(pc("policy", &f, &v, &n, "p", "events", "sometimes", NULL) == PARSE_USAGE);
+	EXPECT(policy_parse_ev_count("1", &c) == 0 && c == 1);
+	EXPECT(policy_parse_ev_count("1000001", &c) == -EINVAL);
+	EXPECT(policy_parse_ev_count("-5", &c) == -EINVAL);
+	EXPECT(policy_parse_ev_count("5x", &c) == -EINVAL);
+	EXPECT(policy_parse_ev_count("", &c) == -EINVAL);
+	EXPECT(policy_parse_ev_count("99999999999999999999", &c) == -EINVAL);
+	ret = TAP_OK;
+out:
+	free(v);
+	return ret;
+}
+
 static const struct tap_case cases[] = {
+	{ "except_and_events_commands", t_except_and_events },
 	{ "name_keys", t_name_keys },
 	{ "hide_patterns", t_patterns },
 	{ "mode_specs", t_modes },
