@@ -695,6 +695,34 @@ out:
 	return ret;
 }
 
+/* valgrind: the events reader, the histograms and the policy with no error and no leak. */
+static int t_valgrind(void)
+{
+	int ret = TAP_FAIL;
+	char vg[4600];
+
+	NEED_FUSE_BPF();
+	if (access("/usr/bin/valgrind", X_OK))
+		SKIP("no valgrind");
+	EXPECT(setup("valgrind") == 0);
+	snprintf(vg, sizeof(vg), "valgrind -q --error-exitcode=99 --leak-check=full "
+		 "--errors-for-leak-kinds=definite --suppressions=%s/../../../tests/guest/cli.supp "
+		 "--log-file=%s/vg.%%p %s", dirname(strdupa(ctl_path)), dir, ctl_path);
+	EXPECT(ctl("load denywrite --name ro --except-uid 1000 2>&1") == 0, "%s", out);
+	EXPECT(ctl("attach %s %s --filter ro 2>&1", mnt, back) == 0, "%s", out);
+	EXPECT(as_user(NOBODY, NOBODY, "touch %s/x 2>/dev/null", mnt) != 0);
+	EXPECT(run("%s -j events ro | grep -q '\"op\":\"create\"' && %s events ro && "
+		   "%s stats ro --hist && %s -j stats ro --hist lookup && %s policy ro && "
+		   "%s deny ro except-gid add 5 && %s -j policy ro >/dev/null",
+		   vg, vg, vg, vg, vg, vg, vg) == 0);
+	EXPECT(run("cat %s/vg.*; ! grep -l 'ERROR SUMMARY: [1-9]\\|definitely lost: [1-9]' %s/vg.*",
+		   dir, dir) == 0, "valgrind found something");
+	ret = TAP_OK;
+out:
+	teardown();
+	return ret;
+}
+
 static const struct tap_case cases[] = {
 	{ "denied_write_event_unprivileged", t_denied_write_event },
 	{ "json_events", t_json_events },
@@ -706,6 +734,7 @@ static const struct tap_case cases[] = {
 	{ "except_uid_hide_live", t_except_hide },
 	{ "knobs_and_errors", t_knobs_and_errors },
 	{ "hist_adds_up_to_stats", t_hist_adds_up },
+	{ "valgrind_events_hist_policy", t_valgrind },
 };
 
 int main(int argc, char **argv)
