@@ -38,6 +38,8 @@ static __always_inline int fusebpf_post(struct fuse_bpf_ctx *ctx, __u32 policies
 {
 	if (policies & FUSEBPF_POLICY_DENYWRITE)
 		deny_post(ctx);
+	if (policies & FUSEBPF_POLICY_HIDE)
+		hide_post(ctx);
 	if (policies & FUSEBPF_POLICY_ATTRS)
 		return attrs_post(ctx);
 	return 0;

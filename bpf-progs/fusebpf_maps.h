@@ -112,6 +112,9 @@ struct fusebpf_lat_hist {
 
 /* hide_flags */
 #define FUSEBPF_HIDE_DOTFILES		(1u << 0)	/* hide every name starting with '.' */
+/* fusebpf_except has a hide exception (kept by fusebpfctl): then the LOOKUP
+ * postfilter gives a hidden name an excepted caller found a timeout of 0. */
+#define FUSEBPF_HIDE_EXCEPTIONS		(1u << 1)
 
 struct fusebpf_config {
 	__u32 policies;		/* FUSEBPF_POLICY_* (combined filter only) */

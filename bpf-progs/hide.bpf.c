@@ -14,7 +14,7 @@ int hide(struct fuse_bpf_ctx *ctx)
 	if (fusebpf_is_entry(ctx))
 		return fusebpf_stats_entry(ctx, hide_entry(ctx));
 	if (fusebpf_is_post(ctx))
-		return fusebpf_stats_post(ctx, 0);
+		return fusebpf_stats_post(ctx, hide_post(ctx));
 	return fusebpf_stats_pre(ctx, hide_pre(ctx));
 }
 

@@ -13,8 +13,12 @@
  *     file the user is not supposed to see; EEXIST would reveal it exists,
  *     and ENOENT from a create would be a lie. So the name is refused the
  *     same way whether or not a hidden file of that name exists.
- * Callers whose uid or gid fusebpf_except lists for hide see every name.
- * Each refusal and hiding is reported (events.h).
+ * Callers whose uid or gid fusebpf_except lists for hide see every name;
+ * the dentry of a hidden name such a caller looked up gets a timeout of 0
+ * (the LOOKUP postfilter's entry_valid), so that the next walk through it
+ * looks it up again for whoever walks, instead of serving the excepted
+ * caller's verdict from the dentry cache. Each refusal and hiding is
+ * reported (events.h).
  */
 #ifndef FUSEBPF_HIDE_BPF_H
 #define FUSEBPF_HIDE_BPF_H
@@ -91,8 +95,11 @@ static __noinline __attribute__((unused)) int hide_pre(struct fuse_bpf_ctx *ctx)
 		}
 	}
 	len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(arg), &n);
-	if (!hide_applies(&n, len))
+	if (!hide_is_hidden(&n, len))
 		return 0;
+	if (fusebpf_excepted(FUSEBPF_POLICY_HIDE))
+		/* LOOKUP: hide_post() puts a timeout on the name */
+		return fusebpf_op(ctx) == FUSE_LOOKUP ? FUSE_BPF_POST_FILTER : 0;
 	switch (fusebpf_op(ctx)) {
 	case FUSE_LOOKUP:
 	case FUSE_UNLINK:
@@ -107,6 +114,45 @@ static __noinline __attribute__((unused)) int hide_pre(struct fuse_bpf_ctx *ctx)
 		fusebpf_report(ctx, FUSEBPF_EV(HIDE, DENIED), err, arg);
 		return -err;
 	}
+}
+
+/* Is LOOKUP's name (in 0) hidden? Its own frame: the name is 256 bytes of stack. */
+static __noinline bool hide_lookup_name_hidden(struct fuse_bpf_ctx *ctx)
+{
+	struct fusebpf_name n;
+	long len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n);
+
+	return hide_is_hidden(&n, len);
+}
+
+/* LOOKUP's entry out (out 0): valid for 0 s, so the next walk looks it up again. */
+static __noinline int hide_entry_no_cache(struct fuse_bpf_ctx *ctx)
+{
+	struct fuse_entry_out feo;
+
+	if (fusebpf_get(ctx, FUSE_BPF_OUT_ARG(0), &feo) < 0)
+		return 0;
+	feo.entry_valid = 0;
+	feo.entry_valid_nsec = 0;
+	fusebpf_set(ctx, FUSE_BPF_OUT_ARG(0), &feo);
+	return 0;
+}
+
+/*
+ * Postfilter: a hidden name that a LOOKUP found was looked up by an
+ * excepted caller (anyone else was refused); entry_valid 0 keeps its
+ * dentry from serving that verdict to the next caller (kernel patch 46).
+ * Only with hide exceptions, so that other filters pay nothing here.
+ */
+static __noinline __attribute__((unused)) int hide_post(struct fuse_bpf_ctx *ctx)
+{
+	if (fusebpf_op(ctx) != FUSE_LOOKUP || fusebpf_error_in(ctx) < 0)
+		return 0;
+	if (!(fusebpf_cfg().hide_flags & FUSEBPF_HIDE_EXCEPTIONS))
+		return 0;
+	if (hide_lookup_name_hidden(ctx))
+		hide_entry_no_cache(ctx);
+	return 0;
 }
 
 /* Entry filter: 0 (keep) or FUSE_BPF_DROP_ENTRY. */

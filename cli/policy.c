@@ -164,6 +164,41 @@ static int update_except(int fd, const struct policy_change *c)
 	return bpf_map_delete_elem(fd, &key) ? -errno : 0;
 }
 
+/*
+ * FUSEBPF_HIDE_EXCEPTIONS in the config says whether fusebpf_except has a
+ * hide exception: the LOOKUP postfilter checks names only then.
+ */
+static int sync_hide_exceptions(const char *name, int except_fd)
+{
+	struct fusebpf_except_key key, next;
+	struct fusebpf_config cfg = {};
+	uint32_t mask, zero = 0, flags;
+	void *prev = NULL;
+	bool any = false;
+	int fd, err = 0;
+
+	while (!any && bpf_map_get_next_key(except_fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		any = bpf_map_lookup_elem(except_fd, &key, &mask) == 0 && (mask & FUSEBPF_POLICY_HIDE);
+	}
+	fd = filter_obj_fd(name, FUSEBPF_MAP_CONFIG);
+	if (fd < 0)
+		return fd;
+	if (bpf_map_lookup_elem(fd, &zero, &cfg)) {
+		err = -errno;
+		goto out;
+	}
+	flags = any ? cfg.hide_flags | FUSEBPF_HIDE_EXCEPTIONS : cfg.hide_flags & ~FUSEBPF_HIDE_EXCEPTIONS;
+	if (flags != cfg.hide_flags) {
+		cfg.hide_flags = flags;
+		err = bpf_map_update_elem(fd, &zero, &cfg, BPF_ANY) ? -errno : 0;
+	}
+out:
+	close(fd);
+	return err;
+}
+
 int policy_apply(const char *name, const struct policy_change *c)
 {
 	const char *map = op_map(c->op);
@@ -229,6 +264,8 @@ int policy_apply(const char *name, const struct policy_change *c)
 	case POL_EXCEPT_ADD:
 	case POL_EXCEPT_DEL:
 		err = update_except(fd, c);
+		if (!err)
+			err = sync_hide_exceptions(name, fd);
 		break;
 	default:
 		err = update_config(fd, c);
