@@ -291,6 +291,30 @@ static const void *builtin_elf(const char *name, size_t *size, char *path, size_
 	return NULL;
 }
 
+/* The FUSEBPF_POLICY_* whose maps a loaded filter has. */
+static uint32_t filter_policies(const char *name)
+{
+	static const struct {
+		const char *map;
+		uint32_t policy;
+	} maps[] = {
+		{ FUSEBPF_MAP_HIDE_NAMES, FUSEBPF_POLICY_HIDE },
+		{ FUSEBPF_MAP_ATTR_RULES, FUSEBPF_POLICY_ATTRS },
+		{ FUSEBPF_MAP_DENY_ALLOW, FUSEBPF_POLICY_DENYWRITE },
+	};
+	uint32_t mask = 0;
+
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
+		int fd = filter_obj_fd(name, maps[i].map);
+
+		if (fd >= 0) {
+			mask |= maps[i].policy;
+			close(fd);
+		}
+	}
+	return mask;
+}
+
 static void default_name(const char *filter, char *buf, size_t cap)
 {
 	const char *base = strrchr(filter, '/') ? strrchr(filter, '/') + 1 : filter;
@@ -587,12 +611,10 @@ int do_load(int argc, char **argv)
 		memmove(&a.changes[1], &a.changes[0], (a.nchanges - 1) * sizeof(*a.changes));
 		a.changes[0] = first;
 	}
-	/* --except-uid/gid: from the policies this kind of filter has. */
+	/* --except-uid/gid: for the policies the filter has (by their maps). */
 	for (int i = 0; i < a.nchanges; i++)
 		if (a.changes[i].op == POL_EXCEPT_ADD)
-			a.changes[i].mask = !strcmp(kind, "hide") ? FUSEBPF_POLICY_HIDE :
-					    !strcmp(kind, "denywrite") ? FUSEBPF_POLICY_DENYWRITE :
-					    POLICY_EXCEPTABLE;
+			a.changes[i].mask = filter_policies(name) & POLICY_EXCEPTABLE;
 	if (policy_apply_all(name, a.changes, a.nchanges))
 		goto out;
 

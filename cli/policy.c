@@ -214,16 +214,19 @@ int policy_apply(const char *name, const struct policy_change *c)
 			return fail(0, "filter '%s' reports no events (no map %s)", name,
 				    FUSEBPF_MAP_EVENTS), -EOPNOTSUPP;
 	}
-	if ((c->op == POL_EXCEPT_ADD || c->op == POL_EXCEPT_DEL) && c->mask) {
-		/* An exception is for a policy the filter has. */
+	if (c->op == POL_EXCEPT_ADD || c->op == POL_EXCEPT_DEL) {
+		/* An exception is for a policy the filter has (hide, denywrite). */
 		bool hide = c->mask & FUSEBPF_POLICY_HIDE;
 
-		fd = filter_obj_fd(name, hide ? FUSEBPF_MAP_HIDE_NAMES : FUSEBPF_MAP_DENY_ALLOW);
+		fd = -ENOENT;
+		if (c->mask)
+			fd = filter_obj_fd(name, hide ? FUSEBPF_MAP_HIDE_NAMES : FUSEBPF_MAP_DENY_ALLOW);
 		if (fd >= 0)
 			close(fd);
 		else if (fd == -ENOENT && filter_loaded(name))
 			return fail(0, "filter '%s' has no %s policy", name,
-				    hide ? "hide" : "denywrite"), -EOPNOTSUPP;
+				    !c->mask ? "hide or denywrite" : hide ? "hide" : "denywrite"),
+			       -EOPNOTSUPP;
 	}
 	fd = filter_obj_fd(name, map);
 	if (fd == -ENOENT) {

@@ -360,7 +360,7 @@ out:
 /* Past the ring's size the rest is dropped as ring_full; the sum still holds. */
 static int t_ring_full(void)
 {
-	int ret = TAP_FAIL, n, fd, total = 3000;
+	int ret = TAP_FAIL, n, fd, total = 1500;
 	int64_t rate, full, sent;
 	char path[256];
 
@@ -606,6 +606,9 @@ static int t_knobs_and_errors(void)
 	       "%s", out);
 	EXPECT(ctl("hide h except-uid frob 1 2>&1") == 2);
 	EXPECT(ctl("policy st events on 2>&1") == 1 && strstr(out, "reports no events"), "%s", out);
+	EXPECT(ctl("load attrs --name at --except-uid 1 2>&1") == 1 &&
+	       strstr(out, "has no hide or denywrite policy"), "%s", out);
+	EXPECT(ctl("-j list") == 0 && !strstr(out, "\"name\":\"at\""), "a failed load leaves no pins: %s", out);
 	EXPECT(ctl("-j policy st") == 0 && strstr(out, "\"events\":null") && strstr(out, "\"except\":null"),
 	       "%s", out);
 	EXPECT(ctl("events st 2>&1") == 1 && strstr(out, "reports no events"), "%s", out);
