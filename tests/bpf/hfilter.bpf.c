@@ -21,6 +21,8 @@
 #define HF_FALLOC	32	/* FALLOCATE: the length becomes 8192 */
 #define HF_PER_UID	64	/* LOOKUP: "secret" is ENOENT but for uid 0; post_ret 1:
 				 * the postfilter sets entry_valid 0 for it */
+#define HF_UID		128	/* HF_PRE_RET only for the uid in pad */
+#define HF_EXPIRE	256	/* LOOKUP: the postfilter sets entry_valid 0 (names expire at once) */
 
 /* note slots */
 #define NOTE_NOT_BLOCK	0	/* ACCESS prefilters with MAY_NOT_BLOCK in the mask */
@@ -29,6 +31,7 @@
 #define NOTE_WRITE_SIZE	3	/* and its size */
 #define NOTE_ACCESS	4	/* ACCESS prefilters */
 #define NOTE_POST_ERR	5	/* the last postfilter's error_in */
+#define NOTE_OPEN_FLAGS	6	/* the last OPEN prefilter's fuse_open_in.flags */
 #define NOTE_MAX	8
 
 #define MAY_EXEC	0x01
@@ -210,11 +213,25 @@ static __always_inline int per_uid_post(struct fuse_bpf_ctx *ctx, struct hf_cfg 
 	return 0;
 }
 
+/* HF_EXPIRE: the name's dentry expires at once (patch 46). */
+static __always_inline int expire_post(struct fuse_bpf_ctx *ctx)
+{
+	struct fuse_entry_out eo;
+
+	if (fusebpf_get(ctx, FUSE_BPF_OUT_ARG(0), &eo) < 0)
+		return 0;
+	eo.entry_valid = 0;
+	eo.entry_valid_nsec = 0;
+	fusebpf_set(ctx, FUSE_BPF_OUT_ARG(0), &eo);
+	return 0;
+}
+
 /* What the prefilter saw, whatever it then returns. */
 static __always_inline void observe_pre(struct fuse_bpf_ctx *ctx, __u32 op)
 {
 	struct fuse_access_in ai;
 	struct fuse_write_in wi;
+	struct fuse_open_in oi;
 
 	bump(&pre_runs, op);
 	if (op == FUSE_ACCESS && fusebpf_get(ctx, FUSE_BPF_IN_ARG(0), &ai) >= 0) {
@@ -226,6 +243,8 @@ static __always_inline void observe_pre(struct fuse_bpf_ctx *ctx, __u32 op)
 		put(&note, NOTE_WRITE_OFF, wi.offset);
 		put(&note, NOTE_WRITE_SIZE, wi.size);
 	}
+	if (op == FUSE_OPEN && fusebpf_get(ctx, FUSE_BPF_IN_ARG(0), &oi) >= 0)
+		put(&note, NOTE_OPEN_FLAGS, oi.flags);
 }
 
 static __always_inline int pre(struct fuse_bpf_ctx *ctx, __u32 op, struct hf_cfg *c)
@@ -243,8 +262,11 @@ static __always_inline int pre(struct fuse_bpf_ctx *ctx, __u32 op, struct hf_cfg
 		falloc_pre(ctx);
 	if ((c->flags & HF_PER_UID) && op == FUSE_LOOKUP)
 		return per_uid_pre(ctx);
-	if (c->flags & HF_PRE_RET)
+	if ((c->flags & HF_PRE_RET) &&
+	    (!(c->flags & HF_UID) || (__u32)bpf_get_current_uid_gid() == c->pad))
 		return c->pre_ret;
+	if ((c->flags & HF_EXPIRE) && op == FUSE_LOOKUP)
+		return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
 	if (c->flags & (HF_POST | HF_LSEEK))
 		return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
 	return FUSE_BPF_BACKING;
@@ -264,6 +286,8 @@ static __always_inline int post(struct fuse_bpf_ctx *ctx, __u32 op, struct hf_cf
 		return lseek_post(ctx);
 	if ((c->flags & HF_PER_UID) && op == FUSE_LOOKUP)
 		return per_uid_post(ctx, c);
+	if ((c->flags & HF_EXPIRE) && op == FUSE_LOOKUP && !err)
+		return expire_post(ctx);
 	return c->flags & HF_POST ? c->post_ret : 0;
 }
 
