@@ -565,7 +565,6 @@ static int t_except_hide_dcache(void)
 	int ret = TAP_FAIL;
 
 	NEED_FUSE_BPF();
-	TODO("checked on a kernel with patches 1-45 only: drop once it passes with patch 46");
 	EXPECT(setup("dcache") == 0);
 	EXPECT(ctl("load hide --name priv --hide secret --except-uid %d 2>&1", OWNER) == 0, "%s", out);
 	EXPECT(ctl("attach %s %s --filter priv 2>&1", mnt, back) == 0, "%s", out);
