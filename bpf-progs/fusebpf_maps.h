@@ -68,7 +68,8 @@ struct fusebpf_op_stats {
  * Latency: the prefilter stamps bpf_ktime_get_ns() into fusebpf_lat under the
  * caller's pid_tgid (a thread does one FUSE op at a time) and asks for the
  * postfilter; the postfilter adds the delta if the stamp is for the same
- * opcode and deletes it. The time covers the backing operation plus the
+ * opcode and marks it used (opcode 0; the thread's next op reuses the entry
+ * in place). The time covers the backing operation plus the
  * kernel's fuse-bpf work between the two filter runs. LRU, so that stamps
  * of ops that never reached their postfilter age out.
  */

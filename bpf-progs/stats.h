@@ -21,10 +21,11 @@
  * stamps bpf_ktime_get_ns() in fusebpf_lat under the thread's pid_tgid, and
  * the postfilter wrapper adds the elapsed time to lat_ns_sum/lat_count of
  * the op (a thread runs one FUSE op at a time; the stamp carries the opcode,
- * so a mismatched or stale stamp is never counted). That is also what lets
- * backing_errors be counted: only a postfilter sees error_in. Each time
- * counted in lat_count is also counted in the op's log2 histogram
- * (fusebpf_hist), so the histogram's counts add up to lat_count.
+ * so a mismatched or stale stamp is never counted) and marks the stamp
+ * used. That is also what lets backing_errors be counted: only a postfilter
+ * sees error_in. Each time counted in lat_count is also counted in the op's
+ * log2 histogram (fusebpf_hist), so the histogram's counts add up to
+ * lat_count.
  */
 #ifndef FUSEBPF_STATS_H
 #define FUSEBPF_STATS_H
@@ -112,11 +113,33 @@ static __always_inline struct fusebpf_op_stats *fusebpf_stats_of(const struct fu
 			__s->field++;                                           \
 	} while (0)
 
+/*
+ * Stamp the start of the op for its postfilter. A thread's stamp is
+ * written in place once it exists: the postfilter marks it used (opcode
+ * 0, which no FUSE op has) rather than deleting it, so that the hot path
+ * is two lookups instead of an LRU insert and a delete per op. Stamps of
+ * threads that are gone age out of the LRU.
+ */
+static __always_inline void fusebpf_lat_start(struct fuse_bpf_ctx *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct fusebpf_lat_stamp *p = bpf_map_lookup_elem(&fusebpf_lat, &id);
+	struct fusebpf_lat_stamp stamp = {
+		.opcode = fusebpf_op(ctx),
+		.start_ns = bpf_ktime_get_ns(),
+	};
+
+	if (p) {
+		p->start_ns = stamp.start_ns;
+		p->opcode = stamp.opcode;
+		return;
+	}
+	bpf_map_update_elem(&fusebpf_lat, &id, &stamp, BPF_ANY);
+}
+
 static __always_inline int fusebpf_stats_pre(struct fuse_bpf_ctx *ctx, int verdict)
 {
 	struct fusebpf_op_stats *s = fusebpf_stats_of(ctx);
-	struct fusebpf_lat_stamp stamp = {};
-	__u64 id;
 
 	if (s)
 		s->pre++;
@@ -130,12 +153,8 @@ static __always_inline int fusebpf_stats_pre(struct fuse_bpf_ctx *ctx, int verdi
 	verdict |= FUSE_BPF_BACKING;
 	if (!(fusebpf_cfg().flags & FUSEBPF_CFG_NO_POSTFILTER))
 		verdict |= FUSE_BPF_POST_FILTER;
-	if (verdict & FUSE_BPF_POST_FILTER) {
-		id = bpf_get_current_pid_tgid();
-		stamp.opcode = fusebpf_op(ctx);
-		stamp.start_ns = bpf_ktime_get_ns();
-		bpf_map_update_elem(&fusebpf_lat, &id, &stamp, BPF_ANY);
-	}
+	if (verdict & FUSE_BPF_POST_FILTER)
+		fusebpf_lat_start(ctx);
 	return verdict;
 }
 
@@ -157,7 +176,7 @@ static __always_inline int fusebpf_stats_post(struct fuse_bpf_ctx *ctx, int verd
 			/* The same slot as fusebpf_stats_of(): the counts add up. */
 			fusebpf_hist_add(key < FUSEBPF_STATS_MAX_OPS ? key : 0, ns);
 		}
-		bpf_map_delete_elem(&fusebpf_lat, &id);
+		stamp->opcode = 0;	/* used */
 	}
 	if (s) {
 		s->post++;
