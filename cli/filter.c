@@ -109,6 +109,51 @@ static void read_meta(const char *name, struct filter_desc *f)
 	json_object_put(o);
 }
 
+static void meta_str(json_object *o, const char *key, char *buf, size_t cap)
+{
+	json_object *v;
+
+	if (!buf)
+		return;
+	buf[0] = 0;
+	if (json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string))
+		snprintf(buf, cap, "%s", json_object_get_string(v));
+}
+
+int filter_meta(const char *name, char *kind, size_t kcap, char *source, size_t scap,
+		char *config, size_t ccap)
+{
+	char path[4096];
+	json_object *o;
+
+	snprintf(path, sizeof(path), "%s/filters/%s.json", opts.state_dir, name);
+	o = json_object_from_file(path);
+	if (!o)
+		return access(path, F_OK) ? -errno : -EINVAL;
+	meta_str(o, "kind", kind, kcap);
+	meta_str(o, "source", source, scap);
+	meta_str(o, "config", config, ccap);
+	json_object_put(o);
+	return 0;
+}
+
+int filter_set_config(const char *name, const char *config)
+{
+	char path[4096];
+	json_object *o;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "%s/filters/%s.json", opts.state_dir, name);
+	o = json_object_from_file(path);
+	if (!o)
+		o = json_object_new_object();	/* a filter pinned without one */
+	json_object_object_add(o, "config", json_object_new_string(config));
+	if (json_object_to_file_ext(path, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE))
+		err = -EIO;
+	json_object_put(o);
+	return err;
+}
+
 int filter_describe(const char *name, struct filter_desc *f)
 {
 	struct bpf_prog_info pinfo = {};

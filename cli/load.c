@@ -229,7 +229,7 @@ static int load_opt(int c, const char *arg, void *ctx)
 		ch->id_kind = c == O_EXCEPT_GID ? FUSEBPF_EXCEPT_GID : FUSEBPF_EXCEPT_UID;
 		ch->val = (int)id;
 		snprintf(ch->name, sizeof(ch->name), "%s %u", c == O_EXCEPT_GID ? "gid" : "uid", id);
-		return 0;	/* mask 0: the filter's policies (see do_load) */
+		return 0;	/* mask 0: the filter's policies (see load_filter) */
 	case O_EV_RATE:
 	case O_EV_BURST:
 		if (policy_parse_ev_count(arg, &id))
@@ -327,7 +327,7 @@ static void default_name(const char *filter, char *buf, size_t cap)
 	snprintf(buf, cap, "%.*s", (int)len, base);
 }
 
-static int write_meta(const char *name, const char *kind, const char *source)
+static int write_meta(const char *name, const char *kind, const char *source, const char *config)
 {
 	char dir[4096], path[4200];
 	json_object *o = json_object_new_object();
@@ -341,6 +341,8 @@ static int write_meta(const char *name, const char *kind, const char *source)
 	json_object_object_add(o, "name", json_object_new_string(name));
 	json_object_object_add(o, "kind", json_object_new_string(kind));
 	json_object_object_add(o, "source", source && *source ? json_object_new_string(source) : NULL);
+	if (config)
+		json_object_object_add(o, "config", json_object_new_string(config));
 	if (json_object_to_file_ext(path, o, JSON_C_TO_STRING_PRETTY))
 		err = -EIO;
 out:
@@ -384,6 +386,214 @@ static bool is_elf_file(const char *path)
 	return elf;
 }
 
+/*
+ * Load FILTER (a built-in or an object's path), pin it as name and apply the
+ * policy changes; config (or NULL) is the configuration file it came from
+ * (apply). The caller holds the state lock. 0, or -1 with the error printed.
+ */
+int load_filter(const char *filter, const char *name, const struct policy_change *changes,
+		int nchanges, const char *config)
+{
+	struct bpf_object *obj = NULL;
+	struct bpf_program *prog, *main_prog = NULL;
+	struct bpf_map *map;
+	struct policy_change *all = NULL;
+	char objpath[4096], source[4096], kind[32], pindir[4096], path[4400];
+	char *log = NULL;
+	const void *elf = NULL;
+	size_t elf_size = 0;
+	int ret = -1, err, type, nprogs = 0, nall = 0;
+	bool pinned = false, policies_given = false;
+
+	/* Which object. */
+	if (!strchr(filter, '/') && is_builtin(filter)) {
+		elf = builtin_elf(filter, &elf_size, objpath, sizeof(objpath));
+		if (!elf && !objpath[0]) {
+			fail(ENOENT, "load %s: built-in filter not found (built without "
+			     "skel/%s.skel.h, and no %s.bpf.o in $FUSEBPF_BPF_DIR or %s)",
+			     filter, filter, filter, FUSEBPF_BPF_LIBDIR);
+			goto out;
+		}
+		snprintf(kind, sizeof(kind), "%s", filter);
+		snprintf(source, sizeof(source), "%s", elf ? "" : objpath);
+	} else {
+		struct stat st;
+
+		if (stat(filter, &st)) {
+			fail(errno, "load %s: %s", filter,
+			     strchr(filter, '/') || strstr(filter, ".o") ?
+			     "cannot open the filter object" :
+			     "not a built-in filter (hide, attrs, denywrite, stats, fusebpf) "
+			     "nor a file");
+			goto out;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			fail(EINVAL, "load %s: not a BPF object file", filter);
+			goto out;
+		}
+		if (!realpath(filter, objpath))
+			snprintf(objpath, sizeof(objpath), "%s", filter);
+		snprintf(kind, sizeof(kind), "file");
+		snprintf(source, sizeof(source), "%s", objpath);
+	}
+
+	/* Open: a file that is not BPF fails here, on any kernel. SEC("fuse") is ours. */
+	err = fusebpf_register_section();
+	if (err < 0)
+		debug("libbpf_register_prog_handler(\"fuse\"): %s", strerror(-err));
+	if (elf) {
+		char objname[64];
+
+		/* The skeleton's object name, as bpftool gen skeleton gave it. */
+		snprintf(objname, sizeof(objname), "%s_bpf", kind);
+		LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = objname);
+		obj = bpf_object__open_mem(elf, elf_size, &oo);
+	} else {
+		if (!is_elf_file(objpath)) {
+			fail(ENOEXEC, "load %s: not a BPF object file", filter);
+			goto out;
+		}
+		obj = bpf_object__open_file(objpath, NULL);
+	}
+	if (!obj) {
+		err = errno;
+		fail(err, "load %s: not a usable BPF object file", filter);
+		goto out;
+	}
+	bpf_object__for_each_program(prog, obj)
+		nprogs++;
+	if (!nprogs) {
+		fail(ENOEXEC, "load %s: the object has no BPF program", filter);
+		goto out;
+	}
+
+	type = cli_prog_type();
+	if (type < 0) {
+		fail(-type, "load %s: fuse-bpf is not supported by this kernel "
+		     "(/sys/fs/fuse/features/fuse_bpf)", filter);
+		goto out;
+	}
+	log = malloc(VERIFIER_LOG_SIZE);
+	all = calloc(nchanges + 1, sizeof(*all));
+	if (!log || !all) {
+		fail(ENOMEM, "load %s", filter);
+		goto out;
+	}
+	log[0] = 0;
+	bpf_object__for_each_program(prog, obj) {
+		bpf_program__set_type(prog, type);
+		if (!main_prog) {
+			main_prog = prog;
+			bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
+			if (opts.verbose)
+				bpf_program__set_log_level(prog, 1);
+		}
+	}
+	if (nprogs > 1)
+		note("load %s: %d programs; attaching '%s'", filter, nprogs,
+		     bpf_program__name(main_prog));
+
+	if (ensure_pin_dir())
+		goto out;
+	filter_pin_dir(name, pindir, sizeof(pindir));
+	if (access(pindir, F_OK) == 0) {
+		fail(EEXIST, "load %s: a filter named '%s' is already loaded "
+		     "(unload it, or give another --name)", filter, name);
+		goto out;
+	}
+
+	err = bpf_object__load(obj);
+	if (err) {
+		if (log[0]) {
+			fprintf(stderr, "-- verifier log of '%s' --\n%s", bpf_program__name(main_prog), log);
+			if (log[strlen(log) - 1] != '\n')
+				fputc('\n', stderr);
+			fprintf(stderr, "-- end of verifier log --\n");
+			fail(-err, "load %s: the verifier rejected program '%s'", filter,
+			     bpf_program__name(main_prog));
+		} else {
+			fail(-err, "load %s: loading into the kernel failed%s", filter,
+			     opts.verbose ? "" : " (-v for libbpf's detail)");
+		}
+		goto out;
+	}
+	if (opts.verbose && log[0])
+		fprintf(stderr, "-- verifier log --\n%s\n", log);
+
+	/* Pin. */
+	if (mkdir(pindir, 0700)) {
+		fail(errno, "create %s", pindir);
+		goto out;
+	}
+	pinned = true;
+	snprintf(path, sizeof(path), "%s/prog", pindir);
+	err = bpf_program__pin(main_prog, path);
+	if (err) {
+		fail(-err, "pin %s", path);
+		goto out;
+	}
+	bpf_object__for_each_map(map, obj) {
+		if (bpf_map__is_internal(map))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", pindir, bpf_map__name(map));
+		err = bpf_map__pin(map, path);
+		if (err) {
+			fail(-err, "pin %s", path);
+			goto out;
+		}
+	}
+	err = write_meta(name, kind, source, config);
+	if (err) {
+		fail(err, "write %s/filters/%s.json", opts.state_dir, name);
+		goto out;
+	}
+
+	/* The policy changes; the built-ins' config says which policies run. */
+	for (int i = 0; i < nchanges; i++)
+		policies_given |= changes[i].op == POL_POLICIES;
+	if (!policies_given && strcmp(kind, "file") && strcmp(kind, "stats")) {
+		/* Applied first: the other changes refine it. */
+		all[nall].op = POL_POLICIES;
+		all[nall++].val = builtin_policies(kind);
+	}
+	memcpy(all + nall, changes, nchanges * sizeof(*changes));
+	nall += nchanges;
+	/* --except-uid/gid: for the policies the filter has (by their maps). */
+	for (int i = 0; i < nall; i++)
+		if (all[i].op == POL_EXCEPT_ADD && !all[i].mask)
+			all[i].mask = filter_policies(name) & POLICY_EXCEPTABLE;
+	if (policy_apply_all(name, all, nall))
+		goto out;
+	ret = 0;
+	pinned = false;
+out:
+	if (pinned)
+		remove_pins(name);
+	bpf_object__close(obj);	/* the pins keep program and maps */
+	free(log);
+	free(all);
+	return ret;
+}
+
+uint32_t builtin_policies(const char *kind)
+{
+	if (!strcmp(kind, "hide"))
+		return FUSEBPF_POLICY_HIDE;
+	if (!strcmp(kind, "attrs"))
+		return FUSEBPF_POLICY_ATTRS;
+	if (!strcmp(kind, "denywrite"))
+		return FUSEBPF_POLICY_DENYWRITE;
+	if (!strcmp(kind, "fusebpf"))
+		return FUSEBPF_POLICY_HIDE | FUSEBPF_POLICY_ATTRS;
+	return 0;
+}
+
+int unload_filter(const char *name)
+{
+	remove_pins(name);
+	return 0;
+}
+
 int do_load(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -410,15 +620,8 @@ int do_load(int argc, char **argv)
 		{ 0 },
 	};
 	struct load_args a = { 0 };
-	struct bpf_object *obj = NULL;
-	struct bpf_program *prog, *main_prog = NULL;
-	struct bpf_map *map;
-	char name[NAME_LEN], objpath[4096], source[4096], kind[32], pindir[4096], path[4400];
-	char *log = NULL;
-	const void *elf = NULL;
-	size_t elf_size = 0;
-	int ret = EXIT_FAIL, idx, err, type, lock = -1, nprogs = 0;
-	bool pinned = false;
+	char name[NAME_LEN];
+	int ret = EXIT_FAIL, idx, lock = -1;
 	const char *filter;
 
 	idx = parse_cmd_opts(argc, argv, "n:", longopts, load_opt, &a, help_load);
@@ -435,38 +638,6 @@ int do_load(int argc, char **argv)
 		goto out;
 	}
 	filter = argv[idx];
-
-	/* Which object. */
-	if (!strchr(filter, '/') && is_builtin(filter)) {
-		elf = builtin_elf(filter, &elf_size, objpath, sizeof(objpath));
-		if (!elf && !objpath[0]) {
-			ret = fail(ENOENT, "load %s: built-in filter not found (built without "
-				   "skel/%s.skel.h, and no %s.bpf.o in $FUSEBPF_BPF_DIR or %s)",
-				   filter, filter, filter, FUSEBPF_BPF_LIBDIR);
-			goto out;
-		}
-		snprintf(kind, sizeof(kind), "%s", filter);
-		snprintf(source, sizeof(source), "%s", elf ? "" : objpath);
-	} else {
-		struct stat st;
-
-		if (stat(filter, &st)) {
-			ret = fail(errno, "load %s: %s", filter,
-				   strchr(filter, '/') || strstr(filter, ".o") ?
-				   "cannot open the filter object" :
-				   "not a built-in filter (hide, attrs, denywrite, stats, fusebpf) "
-				   "nor a file");
-			goto out;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			ret = fail(EINVAL, "load %s: not a BPF object file", filter);
-			goto out;
-		}
-		if (!realpath(filter, objpath))
-			snprintf(objpath, sizeof(objpath), "%s", filter);
-		snprintf(kind, sizeof(kind), "file");
-		snprintf(source, sizeof(source), "%s", objpath);
-	}
 	if (a.name)
 		snprintf(name, sizeof(name), "%s", a.name);
 	else
@@ -475,147 +646,12 @@ int do_load(int argc, char **argv)
 		ret = usage_error("cannot make a name from '%s': give --name", filter);
 		goto out;
 	}
-
-	/* Open: a file that is not BPF fails here, on any kernel. SEC("fuse") is ours. */
-	err = fusebpf_register_section();
-	if (err < 0)
-		debug("libbpf_register_prog_handler(\"fuse\"): %s", strerror(-err));
-	if (elf) {
-		char objname[64];
-
-		/* The skeleton's object name, as bpftool gen skeleton gave it. */
-		snprintf(objname, sizeof(objname), "%s_bpf", kind);
-		LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = objname);
-		obj = bpf_object__open_mem(elf, elf_size, &oo);
-	} else {
-		if (!is_elf_file(objpath)) {
-			ret = fail(ENOEXEC, "load %s: not a BPF object file", filter);
-			goto out;
-		}
-		obj = bpf_object__open_file(objpath, NULL);
-	}
-	if (!obj) {
-		err = errno;
-		ret = fail(err, "load %s: not a usable BPF object file", filter);
-		goto out;
-	}
-	bpf_object__for_each_program(prog, obj)
-		nprogs++;
-	if (!nprogs) {
-		ret = fail(ENOEXEC, "load %s: the object has no BPF program", filter);
-		goto out;
-	}
-
-	type = cli_prog_type();
-	if (type < 0) {
-		ret = fail(-type, "load %s: fuse-bpf is not supported by this kernel "
-			   "(/sys/fs/fuse/features/fuse_bpf)", filter);
-		goto out;
-	}
-	log = malloc(VERIFIER_LOG_SIZE);
-	if (!log) {
-		ret = fail(ENOMEM, "load %s", filter);
-		goto out;
-	}
-	log[0] = 0;
-	bpf_object__for_each_program(prog, obj) {
-		bpf_program__set_type(prog, type);
-		if (!main_prog) {
-			main_prog = prog;
-			bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
-			if (opts.verbose)
-				bpf_program__set_log_level(prog, 1);
-		}
-	}
-	if (nprogs > 1)
-		note("load %s: %d programs; attaching '%s'", filter, nprogs,
-		     bpf_program__name(main_prog));
-
 	lock = state_lock();
 	if (lock < 0) {
 		ret = fail(lock, "lock %s/lock", opts.state_dir);
 		goto out;
 	}
-	if (ensure_pin_dir()) {
-		ret = EXIT_FAIL;
-		goto out;
-	}
-	filter_pin_dir(name, pindir, sizeof(pindir));
-	if (access(pindir, F_OK) == 0) {
-		ret = fail(EEXIST, "load %s: a filter named '%s' is already loaded "
-			   "(unload it, or give another --name)", filter, name);
-		goto out;
-	}
-
-	err = bpf_object__load(obj);
-	if (err) {
-		if (log[0]) {
-			fprintf(stderr, "-- verifier log of '%s' --\n%s", bpf_program__name(main_prog), log);
-			if (log[strlen(log) - 1] != '\n')
-				fputc('\n', stderr);
-			fprintf(stderr, "-- end of verifier log --\n");
-			ret = fail(-err, "load %s: the verifier rejected program '%s'", filter,
-				   bpf_program__name(main_prog));
-		} else {
-			ret = fail(-err, "load %s: loading into the kernel failed%s", filter,
-				   opts.verbose ? "" : " (-v for libbpf's detail)");
-		}
-		goto out;
-	}
-	if (opts.verbose && log[0])
-		fprintf(stderr, "-- verifier log --\n%s\n", log);
-
-	/* Pin. */
-	if (mkdir(pindir, 0700)) {
-		ret = fail(errno, "create %s", pindir);
-		goto out;
-	}
-	pinned = true;
-	snprintf(path, sizeof(path), "%s/prog", pindir);
-	err = bpf_program__pin(main_prog, path);
-	if (err) {
-		ret = fail(-err, "pin %s", path);
-		goto out;
-	}
-	bpf_object__for_each_map(map, obj) {
-		if (bpf_map__is_internal(map))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", pindir, bpf_map__name(map));
-		err = bpf_map__pin(map, path);
-		if (err) {
-			ret = fail(-err, "pin %s", path);
-			goto out;
-		}
-	}
-	err = write_meta(name, kind, source);
-	if (err) {
-		ret = fail(err, "write %s/filters/%s.json", opts.state_dir, name);
-		goto out;
-	}
-
-	/* The policy options; the built-ins' config says which policies run. */
-	if (!a.policies_given && strcmp(kind, "file") && strcmp(kind, "stats")) {
-		struct policy_change first = {
-			.op = POL_POLICIES,
-			.val = !strcmp(kind, "hide") ? FUSEBPF_POLICY_HIDE :
-			       !strcmp(kind, "attrs") ? FUSEBPF_POLICY_ATTRS :
-			       !strcmp(kind, "denywrite") ? FUSEBPF_POLICY_DENYWRITE :
-			       FUSEBPF_POLICY_HIDE | FUSEBPF_POLICY_ATTRS,
-		};
-
-		/* Applied first: the other options refine it. */
-		if (!add_change(&a, POL_POLICIES)) {
-			ret = fail(ENOMEM, "load %s", filter);
-			goto out;
-		}
-		memmove(&a.changes[1], &a.changes[0], (a.nchanges - 1) * sizeof(*a.changes));
-		a.changes[0] = first;
-	}
-	/* --except-uid/gid: for the policies the filter has (by their maps). */
-	for (int i = 0; i < a.nchanges; i++)
-		if (a.changes[i].op == POL_EXCEPT_ADD)
-			a.changes[i].mask = filter_policies(name) & POLICY_EXCEPTABLE;
-	if (policy_apply_all(name, a.changes, a.nchanges))
+	if (load_filter(filter, name, a.changes, a.nchanges, NULL))
 		goto out;
 
 	if (opts.json) {
@@ -629,16 +665,14 @@ int do_load(int argc, char **argv)
 		}
 		free(f);
 	} else {
-		printf("loaded %s (%s%s%s)\n", name, kind, source[0] ? " " : "", source);
+		char meta_kind[32] = "", meta_src[4096] = "";
+
+		filter_meta(name, meta_kind, sizeof(meta_kind), meta_src, sizeof(meta_src), NULL, 0);
+		printf("loaded %s (%s%s%s)\n", name, meta_kind, meta_src[0] ? " " : "", meta_src);
 	}
 	ret = EXIT_OK;
-	pinned = false;
 out:
-	if (pinned)
-		remove_pins(name);
-	bpf_object__close(obj);	/* the pins keep program and maps */
 	state_unlock(lock);
-	free(log);
 	free(a.changes);
 	return ret;
 }
@@ -696,7 +730,7 @@ int do_unload(int argc, char **argv)
 			   users, users == 1 ? "" : "s");
 		goto out;
 	}
-	remove_pins(name);
+	unload_filter(name);
 	if (!opts.json)
 		printf("unloaded %s\n", name);
 	ret = EXIT_OK;

@@ -13,6 +13,7 @@
 #define FUSEBPFCTL_STATE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "json.h"
@@ -29,6 +30,26 @@ int filter_names(char (**names)[NAME_LEN]);
 int filter_describe(const char *name, struct filter_desc *f);
 /* How many live mounts of ours use the filter. */
 int filter_mount_count(const char *name);
+/*
+ * A loaded filter's metadata (<state dir>/filters/NAME.json): its kind, its
+ * object's path ("" for embedded built-ins) and the configuration file that
+ * loaded it ("" when loaded by hand); NULL buffers are skipped. 0 or -errno.
+ */
+int filter_meta(const char *name, char *kind, size_t kcap, char *source, size_t scap,
+		char *config, size_t ccap);
+
+/* Record the configuration file a filter now comes from (apply). */
+int filter_set_config(const char *name, const char *config);
+
+/* --- load and unload, the caller holding the state lock (load.c) ------------- */
+struct policy_change;
+/* Load FILTER as name with the changes; config: the file it came from, or NULL.
+ * 0, or -1 with the error printed. */
+int load_filter(const char *filter, const char *name, const struct policy_change *changes,
+		int nchanges, const char *config);
+int unload_filter(const char *name);
+/* The policies a built-in runs after load (FUSEBPF_POLICY_*; 0 for stats, files). */
+uint32_t builtin_policies(const char *kind);
 
 /* --- mounts (state.c) ---------------------------------------------------------- */
 /* "/mnt/a b" -> "%2Fmnt%2Fa%20b": every byte but [A-Za-z0-9._-] as %XX. */

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef FUSEBPFCTL_APPLY_H
+#define FUSEBPFCTL_APPLY_H
+
+#include <stdbool.h>
+
+/* The configuration read by default: $FUSEBPF_CONFIG, or FUSEBPF_CONFIG_DIR. */
+const char *config_default(void);
+/*
+ * apply's work, the caller holding the state lock: path NULL is the default
+ * (missing: nothing configured). With only, just those filters, and only
+ * when they are not loaded yet (the mount helper). quiet: print nothing but
+ * errors. EXIT_OK or EXIT_FAIL.
+ */
+int apply_config(const char *path, const char *const *only, int nonly, bool dry_run, bool quiet);
+
+#endif

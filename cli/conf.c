@@ -1,0 +1,962 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The configuration files: an INI-like "key = value" format, parsed here
+ * (a dozen keys, one level of [sections]: a library would not make it
+ * shorter). No kernel needed.
+ *
+ *   # comment            (a line whose first non-blank character is # or ;)
+ *   [NAME]               a filter, pinned as NAME
+ *   filter = hide        the built-in (hide, attrs, denywrite, stats, fusebpf)
+ *                        or a .bpf.o path (relative: to the file's directory)
+ *   hide = a.txt "b c"   lists: words, or "quoted" with \" and \\
+ *   ...
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "fusebpfctl.h"
+#include "state.h"
+
+#define CONF_MAX_FILE (1 << 20)
+#define MAX_WORDS 256
+
+static void conf_err(struct conf *c, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void conf_err(struct conf *c, const char *file, int line, const char *fmt, ...)
+{
+	char what[768], msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		snprintf(msg, sizeof(msg), "%s:%d: %s", file, line, what);
+	else
+		snprintf(msg, sizeof(msg), "%s: %s", file, what);
+	if (!c->nerrors++)
+		snprintf(c->first_error, sizeof(c->first_error), "%s", msg);
+	if (!c->quiet)
+		fprintf(stderr, "fusebpfctl: %s\n", msg);
+}
+
+unsigned int conf_builtin_maps(const char *kind)
+{
+	if (!strcmp(kind, "hide"))
+		return CONF_HIDE | CONF_CONFIG;
+	if (!strcmp(kind, "attrs"))
+		return CONF_ATTRS | CONF_CONFIG;
+	if (!strcmp(kind, "denywrite"))
+		return CONF_DENY | CONF_CONFIG;
+	if (!strcmp(kind, "fusebpf"))
+		return CONF_HIDE | CONF_ATTRS | CONF_DENY | CONF_CONFIG;
+	if (!strcmp(kind, "stats"))
+		return CONF_CONFIG;
+	return 0;
+}
+
+struct conf_filter *conf_find(struct conf *c, const char *name)
+{
+	for (int i = 0; i < c->n; i++)
+		if (!strcmp(c->f[i].name, name))
+			return &c->f[i];
+	return NULL;
+}
+
+void conf_free(struct conf *c)
+{
+	for (int i = 0; i < c->n; i++)
+		free(c->f[i].set);
+	free(c->f);
+	c->f = NULL;
+	c->n = 0;
+}
+
+/* --- one line -------------------------------------------------------------- */
+
+/*
+ * Split s into words in place: blanks separate, "..." quotes (with \" and
+ * \\). The count, or -1 for an unterminated quote or too many words.
+ */
+static int split_words(char *s, char **words, int max)
+{
+	int n = 0;
+	char *w;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (!*s)
+			return n;
+		if (n == max)
+			return -1;
+		words[n++] = w = s;
+		if (*s != '"') {
+			while (*s && *s != ' ' && *s != '\t')
+				s++;
+			if (*s)
+				*s++ = 0;
+			continue;
+		}
+		for (s++;; s++) {
+			if (!*s)
+				return -1;
+			if (*s == '"')
+				break;
+			if (*s == '\\' && (s[1] == '"' || s[1] == '\\'))
+				s++;
+			*w++ = *s;
+		}
+		*w = 0;
+		s++;
+		if (*s && *s != ' ' && *s != '\t')
+			return -1;
+	}
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+struct parse {
+	struct conf *c;
+	const char *file;
+	int line;
+	struct conf_filter *f;		/* the current section */
+	bool bad_section;		/* keys go nowhere (reported once) */
+	int seen_line[32];		/* scalar keys: the line that gave them */
+};
+
+static struct policy_change *add_set(struct parse *p, enum policy_op op)
+{
+	struct conf_filter *f = p->f;
+	struct policy_change *v = realloc(f->set, (f->nset + 1) * sizeof(*v));
+
+	if (!v) {
+		conf_err(p->c, p->file, p->line, "out of memory");
+		return NULL;
+	}
+	f->set = v;
+	v = &v[f->nset++];
+	memset(v, 0, sizeof(*v));
+	v->op = op;
+	return v;
+}
+
+/* Add a set item unless the same key is there (lists are sets). */
+static void add_item(struct parse *p, const struct policy_change *item)
+{
+	struct policy_change *v;
+
+	for (int i = 0; i < p->f->nset; i++)
+		if (policy_same_key(&p->f->set[i], item))
+			return;
+	v = add_set(p, item->op);
+	if (v)
+		*v = *item;
+}
+
+static void need(struct parse *p, unsigned int maps)
+{
+	for (int i = 0; i < CONF_NMAPS; i++)
+		if ((maps & (1u << i)) && !(p->f->needs & (1u << i))) {
+			p->f->needs |= 1u << i;
+			p->f->need_line[i] = p->line;
+		}
+}
+
+/* A scalar key given once per section; its slot in seen_line. */
+static bool once(struct parse *p, int slot, const char *key)
+{
+	if (p->seen_line[slot]) {
+		conf_err(p->c, p->file, p->line, "'%s' given twice in [%s] (first on line %d)", key,
+			 p->f->name, p->seen_line[slot]);
+		return false;
+	}
+	p->seen_line[slot] = p->line;
+	return true;
+}
+
+static void start_section(struct parse *p, char *s)
+{
+	struct conf *c = p->c;
+	struct conf_filter *f, *old;
+	char *end = strchr(s, ']');
+	char *name;
+
+	p->f = NULL;
+	memset(p->seen_line, 0, sizeof(p->seen_line));
+	if (!end || *trim(end + 1)) {
+		conf_err(c, p->file, p->line, "a section is [NAME] alone on its line");
+		return;
+	}
+	*end = 0;
+	name = trim(s + 1);
+	if (!valid_filter_name(name)) {
+		conf_err(c, p->file, p->line, "bad filter name '%s' (letters, digits, '_', '-', '.')",
+			 name);
+		return;
+	}
+	old = conf_find(c, name);
+	if (old) {
+		conf_err(c, p->file, p->line, "filter '%s' is already defined at %s:%d", name,
+			 old->file, old->line);
+		return;
+	}
+	f = realloc(c->f, (c->n + 1) * sizeof(*f));
+	if (!f) {
+		conf_err(c, p->file, p->line, "out of memory");
+		return;
+	}
+	c->f = f;
+	p->f = f = &c->f[c->n++];
+	memset(f, 0, sizeof(*f));
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	snprintf(f->file, sizeof(f->file), "%s", p->file);
+	f->line = p->line;
+}
+
+static void set_filter(struct parse *p, char **w, int n)
+{
+	struct conf_filter *f = p->f;
+	char dir[PATH_MAX];
+
+	if (n != 1) {
+		conf_err(p->c, p->file, p->line, "filter = one built-in (hide, attrs, denywrite, stats, "
+			 "fusebpf) or one .bpf.o path");
+		return;
+	}
+	if (!strchr(w[0], '/') && is_builtin(w[0])) {
+		snprintf(f->filter, sizeof(f->filter), "%s", w[0]);
+		snprintf(f->kind, sizeof(f->kind), "%s", w[0]);
+		return;
+	}
+	if (!strchr(w[0], '/') && !strstr(w[0], ".o")) {
+		conf_err(p->c, p->file, p->line, "unknown filter '%s' (hide, attrs, denywrite, stats, "
+			 "fusebpf, or the path of a .bpf.o)", w[0]);
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s", p->file);
+	if (w[0][0] == '/')
+		snprintf(f->filter, sizeof(f->filter), "%s", w[0]);
+	else if (snprintf(f->filter, sizeof(f->filter), "%s/%s", dirname(dir), w[0]) >=
+		 (int)sizeof(f->filter))
+		conf_err(p->c, p->file, p->line, "path too long");
+	snprintf(f->kind, sizeof(f->kind), "file");
+}
+
+static void names_key(struct parse *p, enum policy_op op, uint32_t kind, char **w, int n)
+{
+	struct policy_change item = { .op = op, .pat_kind = kind };
+	struct fusebpf_pattern pat;
+	struct fusebpf_name key;
+	int e;
+
+	for (int i = 0; i < n; i++) {
+		e = kind ? policy_pattern(kind, w[i], &pat) : policy_name_key(w[i], &key);
+		if (e) {
+			conf_err(p->c, p->file, p->line, "bad %s '%s': %s",
+				 kind ? "pattern" : "file name", w[i], strerror(-e));
+			continue;
+		}
+		snprintf(item.name, sizeof(item.name), "%s", w[i]);
+		add_item(p, &item);
+	}
+}
+
+static void scalar_key(struct parse *p, enum policy_op op, int val)
+{
+	struct policy_change *v = add_set(p, op);
+
+	if (v)
+		v->val = val;
+}
+
+/* The rule of name ("" = every name), made on first use. */
+static struct policy_change *rule_of(struct parse *p, const char *name)
+{
+	struct policy_change *v;
+
+	for (int i = 0; i < p->f->nset; i++)
+		if (p->f->set[i].op == POL_ATTR_SET && !strcmp(p->f->set[i].name, name))
+			return &p->f->set[i];
+	v = add_set(p, POL_ATTR_SET);
+	if (v)
+		snprintf(v->name, sizeof(v->name), "%s", name);
+	return v;
+}
+
+/* mode=SPEC, uid=ID or gid=ID into a rule; false when bad (reported). */
+static bool rule_setting(struct parse *p, const char *key, const char *val,
+			 struct fusebpf_attr_rule *r)
+{
+	uint32_t id;
+
+	if (!strcmp(key, "mode")) {
+		if (!policy_parse_mode(val, &r->mode_set, &r->mode_clear))
+			return true;
+		conf_err(p->c, p->file, p->line, "bad mode '%s' (e.g. +0111, -0222, =0640)", val);
+		return false;
+	}
+	if (!strcmp(key, "uid") || !strcmp(key, "gid")) {
+		bool gid = key[0] == 'g';
+
+		if (policy_parse_id(val, gid, &id)) {
+			conf_err(p->c, p->file, p->line, "bad %s '%s'", gid ? "group" : "user", val);
+			return false;
+		}
+		r->flags |= gid ? FUSEBPF_ATTR_FORCE_GID : FUSEBPF_ATTR_FORCE_UID;
+		if (gid)
+			r->gid = id;
+		else
+			r->uid = id;
+		return true;
+	}
+	conf_err(p->c, p->file, p->line, "unknown rule setting '%s' (mode=, uid=, gid=)", key);
+	return false;
+}
+
+/* rule = FILE mode=SPEC uid=ID gid=ID */
+static void rule_key(struct parse *p, char **w, int n)
+{
+	struct fusebpf_attr_rule r = { 0 };
+	struct policy_change *v;
+	struct fusebpf_name key;
+	int e;
+
+	if (n < 2) {
+		conf_err(p->c, p->file, p->line, "rule = FILE mode=SPEC|uid=ID|gid=ID...");
+		return;
+	}
+	if ((e = policy_name_key(w[0], &key))) {
+		conf_err(p->c, p->file, p->line, "bad file name '%s': %s (mode, uid and gid "
+			 "set the rule for every name)", w[0], strerror(-e));
+		return;
+	}
+	for (int i = 1; i < n; i++) {
+		char *eq = strchr(w[i], '=');
+
+		if (!eq) {
+			conf_err(p->c, p->file, p->line, "'%s': mode=SPEC, uid=ID or gid=ID", w[i]);
+			return;
+		}
+		*eq = 0;
+		if (!rule_setting(p, w[i], eq + 1, &r))
+			return;
+	}
+	for (int i = 0; i < p->f->nset; i++)
+		if (p->f->set[i].op == POL_ATTR_SET && !strcmp(p->f->set[i].name, w[0])) {
+			conf_err(p->c, p->file, p->line, "a second rule for '%s'", w[0]);
+			return;
+		}
+	v = rule_of(p, w[0]);
+	if (v)
+		v->rule = r;
+}
+
+enum {
+	S_FILTER, S_DOTFILES, S_HIDE_ERRNO, S_DENY_ERRNO, S_POLICIES, S_POSTFILTER, S_MODE,
+	S_UID, S_GID,
+};
+
+static bool one_value(struct parse *p, const char *key, int n)
+{
+	if (n == 1)
+		return true;
+	conf_err(p->c, p->file, p->line, "'%s' takes one value", key);
+	return false;
+}
+
+static void key_value(struct parse *p, const char *key, char *val)
+{
+	char *w[MAX_WORDS];
+	int n = split_words(val, w, MAX_WORDS), e;
+	uint32_t mask;
+
+	if (n < 0) {
+		conf_err(p->c, p->file, p->line, "'%s': an unterminated quote, or more than %d words",
+			 key, MAX_WORDS);
+		return;
+	}
+	if (!n) {
+		conf_err(p->c, p->file, p->line, "'%s' needs a value", key);
+		return;
+	}
+	if (!strcmp(key, "filter")) {
+		if (once(p, S_FILTER, key))
+			set_filter(p, w, n);
+	} else if (!strcmp(key, "hide")) {
+		need(p, CONF_HIDE);
+		names_key(p, POL_HIDE_ADD, 0, w, n);
+	} else if (!strcmp(key, "hide-prefix") || !strcmp(key, "hide-suffix") ||
+		   !strcmp(key, "hide-glob")) {
+		need(p, CONF_HIDE);
+		names_key(p, POL_PATTERN_ADD, policy_pattern_kind(key + 5), w, n);
+	} else if (!strcmp(key, "hide-dotfiles")) {
+		need(p, CONF_HIDE);
+		if (!once(p, S_DOTFILES, key))
+			return;
+		if (!one_value(p, key, n))
+			return;
+		if ((e = parse_bool(w[0])) < 0)
+			conf_err(p->c, p->file, p->line, "hide-dotfiles = yes or no, not '%s'", w[0]);
+		else
+			scalar_key(p, POL_DOTFILES, e);
+	} else if (!strcmp(key, "hide-errno") || !strcmp(key, "deny-errno")) {
+		bool hide = key[0] == 'h';
+
+		need(p, hide ? CONF_HIDE : CONF_DENY);
+		if (!once(p, hide ? S_HIDE_ERRNO : S_DENY_ERRNO, key))
+			return;
+		if (!one_value(p, key, n))
+			return;
+		if ((e = parse_errno(w[0])) < 0)
+			conf_err(p->c, p->file, p->line, "bad errno '%s' (a name like EROFS, or a number)",
+				 w[0]);
+		else
+			scalar_key(p, hide ? POL_HIDE_ERRNO : POL_DENY_ERRNO, e);
+	} else if (!strcmp(key, "mode") || !strcmp(key, "uid") || !strcmp(key, "gid")) {
+		struct policy_change *v;
+
+		need(p, CONF_ATTRS);
+		if (!once(p, key[0] == 'm' ? S_MODE : key[0] == 'u' ? S_UID : S_GID, key))
+			return;
+		if (!one_value(p, key, n))
+			return;
+		v = rule_of(p, "");
+		if (v)
+			rule_setting(p, key, w[0], &v->rule);
+	} else if (!strcmp(key, "rule")) {
+		need(p, CONF_ATTRS);
+		rule_key(p, w, n);
+	} else if (!strcmp(key, "allow")) {
+		need(p, CONF_DENY);
+		names_key(p, POL_ALLOW_ADD, 0, w, n);
+	} else if (!strcmp(key, "policies")) {
+		need(p, CONF_CONFIG);
+		if (!once(p, S_POLICIES, key))
+			return;
+		if (!one_value(p, key, n))
+			return;
+		if (policy_parse_policies(w[0], &mask)) {
+			conf_err(p->c, p->file, p->line, "bad policy list '%s' (hide,attrs,denywrite or "
+				 "none)", w[0]);
+			return;
+		}
+		scalar_key(p, POL_POLICIES, mask);
+		p->f->policies_given = true;
+	} else if (!strcmp(key, "postfilter")) {
+		need(p, CONF_CONFIG);
+		if (!once(p, S_POSTFILTER, key))
+			return;
+		if (!one_value(p, key, n))
+			return;
+		if ((e = parse_bool(w[0])) < 0)
+			conf_err(p->c, p->file, p->line, "postfilter = yes or no, not '%s'", w[0]);
+		else
+			scalar_key(p, POL_POSTFILTER, e);
+	} else if (!strcmp(key, "except-uid") || !strcmp(key, "except-gid")) {
+		conf_err(p->c, p->file, p->line, "'%s' is not supported by this fusebpfctl", key);
+	} else {
+		conf_err(p->c, p->file, p->line, "unknown key '%s' (filter, hide, hide-prefix, "
+			 "hide-suffix, hide-glob, hide-dotfiles, hide-errno, mode, uid, gid, rule, allow, "
+			 "deny-errno, policies, postfilter)", key);
+	}
+}
+
+static void end_section(struct parse *p)
+{
+	struct conf_filter *f = p->f;
+
+	if (!f)
+		return;
+	if (!f->kind[0]) {
+		conf_err(p->c, p->file, f->line, "[%s] has no 'filter =' (hide, attrs, denywrite, "
+			 "stats, fusebpf, or a .bpf.o path)", f->name);
+		return;
+	}
+	if (strcmp(f->kind, "fusebpf") && strcmp(f->kind, "file") && f->policies_given)
+		conf_err(p->c, p->file, p->seen_line[S_POLICIES], "'policies' is for the combined "
+			 "filter (fusebpf) and filter objects; %s always runs its own", f->kind);
+	/* A built-in's maps are known now; a file's once apply opens it. */
+	if (strcmp(f->kind, "file"))
+		conf_complete(p->c, f, conf_builtin_maps(f->kind));
+}
+
+void conf_parse(struct conf *c, const char *file, const char *text)
+{
+	struct parse p = { .c = c, .file = file };
+	const char *s = text;
+
+	while (*s) {
+		size_t len = strcspn(s, "\n");
+		char buf[4096], *line, *eq;
+
+		p.line++;
+		if (len >= sizeof(buf)) {
+			conf_err(c, file, p.line, "line longer than %zu bytes", sizeof(buf) - 1);
+			s += len + (s[len] == '\n');
+			continue;
+		}
+		memcpy(buf, s, len);
+		buf[len] = 0;
+		s += len + (s[len] == '\n');
+		line = trim(buf);
+		if (!*line || *line == '#' || *line == ';')
+			continue;
+		if (*line == '[') {
+			end_section(&p);
+			start_section(&p, line);
+			p.bad_section = !p.f;
+			continue;
+		}
+		eq = strchr(line, '=');
+		if (!eq) {
+			conf_err(c, file, p.line, "expected 'key = value' or '[NAME]'");
+			continue;
+		}
+		*eq = 0;
+		if (!p.f) {
+			/* Before any section (once), or in a bad one (already reported). */
+			if (!p.bad_section)
+				conf_err(c, file, p.line, "'%s' outside a [NAME] section", trim(line));
+			p.bad_section = true;
+			continue;
+		}
+		key_value(&p, trim(line), trim(eq + 1));
+	}
+	end_section(&p);
+}
+
+/* --- completing a filter's policy ----------------------------------------------- */
+
+static const char *const map_names[CONF_NMAPS] = { "hide", "attrs", "denywrite", "config" };
+
+void conf_complete(struct conf *c, struct conf_filter *f, unsigned int maps)
+{
+	static const struct {
+		enum policy_op op;
+		unsigned int map;
+	} scalars[] = {
+		{ POL_DOTFILES, CONF_HIDE },
+		{ POL_HIDE_ERRNO, CONF_HIDE },
+		{ POL_DENY_ERRNO, CONF_DENY },
+		{ POL_POSTFILTER, CONF_CONFIG },
+	};
+	bool builtin = strcmp(f->kind, "file") != 0;
+	struct parse p = { .c = c, .file = f->file, .f = f };
+	int missing = 0;
+
+	for (int i = 0; i < CONF_NMAPS; i++) {
+		if (!(f->needs & (1u << i)) || (maps & (1u << i)))
+			continue;
+		conf_err(c, f->file, f->need_line[i], "filter '%s' (%s) has no %s policy", f->name,
+			 builtin ? f->kind : f->filter, map_names[i]);
+		missing++;
+	}
+	if (missing)
+		return;
+	/* The defaults, so that a setting removed from the file is reset. */
+	for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++) {
+		struct policy_change d = { .op = scalars[i].op };
+
+		if (!(maps & scalars[i].map))
+			continue;
+		d.val = d.op == POL_DOTFILES ? 0 : d.op == POL_HIDE_ERRNO ? EACCES :
+			d.op == POL_DENY_ERRNO ? EROFS : 1;
+		add_item(&p, &d);
+	}
+	if (builtin && !f->policies_given && builtin_policies(f->kind)) {
+		struct policy_change d = { .op = POL_POLICIES, .val = builtin_policies(f->kind) };
+
+		add_item(&p, &d);
+	}
+}
+
+/* --- files and directories ---------------------------------------------------------- */
+
+static int read_text(const char *path, char **out)
+{
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (st.st_size > CONF_MAX_FILE) {
+		close(fd);
+		return -EFBIG;
+	}
+	buf = malloc(st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	n = read(fd, buf, st.st_size);
+	err = n < 0 ? -errno : 0;
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return err;
+	}
+	buf[n] = 0;
+	if (strlen(buf) != (size_t)n) {
+		free(buf);
+		return -EILSEQ;	/* a NUL byte: not a text file */
+	}
+	*out = buf;
+	return 0;
+}
+
+static void read_one(struct conf *c, const char *path)
+{
+	char *text;
+	int err = read_text(path, &text);
+
+	c->nfiles++;
+	if (err) {
+		conf_err(c, path, 0, "cannot read: %s", err == -EILSEQ ? "not a text file" :
+			 strerror(-err));
+		return;
+	}
+	conf_parse(c, path, text);
+	free(text);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int conf_read(const char *path, struct conf *c)
+{
+	struct dirent *de;
+	struct stat st;
+	char **names = NULL, file[PATH_MAX];
+	int n = 0, err = 0;
+	DIR *d;
+
+	snprintf(c->path, sizeof(c->path), "%s", path);
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode)) {
+		read_one(c, path);
+		return 0;
+	}
+	c->is_dir = true;
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		char **v;
+
+		/* *.conf, not hidden (editors' and package managers' leftovers) */
+		if (de->d_name[0] == '.' || len < 6 || strcmp(de->d_name + len - 5, ".conf"))
+			continue;
+		v = realloc(names, (n + 1) * sizeof(*names));
+		if (!v || !(v[n] = strdup(de->d_name))) {
+			names = v ? v : names;
+			err = -ENOMEM;
+			break;
+		}
+		names = v;
+		n++;
+	}
+	closedir(d);
+	if (!err && n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (int i = 0; i < n; i++) {
+		if (!err) {
+			snprintf(file, sizeof(file), "%s%s%s", path,
+				 path[strlen(path) - 1] == '/' ? "" : "/", names[i]);
+			read_one(c, file);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return err;
+}
+
+/* --- comparing ------------------------------------------------------------------------ */
+
+static bool is_scalar(enum policy_op op)
+{
+	return op == POL_POLICIES || op == POL_POSTFILTER || op == POL_DOTFILES ||
+	       op == POL_HIDE_ERRNO || op == POL_DENY_ERRNO;
+}
+
+bool policy_same_key(const struct policy_change *a, const struct policy_change *b)
+{
+	if (a->op != b->op)
+		return false;
+	if (is_scalar(a->op))
+		return true;
+	return a->pat_kind == b->pat_kind && !strcmp(a->name, b->name);
+}
+
+static void rule_norm(const struct fusebpf_attr_rule *in, struct fusebpf_attr_rule *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->flags = in->flags & (FUSEBPF_ATTR_FORCE_UID | FUSEBPF_ATTR_FORCE_GID);
+	out->mode_set = in->mode_set & 07777;
+	out->mode_clear = in->mode_clear & 07777;
+	if (out->flags & FUSEBPF_ATTR_FORCE_UID)
+		out->uid = in->uid;
+	if (out->flags & FUSEBPF_ATTR_FORCE_GID)
+		out->gid = in->gid;
+}
+
+bool policy_same_value(const struct policy_change *a, const struct policy_change *b)
+{
+	struct fusebpf_attr_rule ra, rb;
+
+	if (!policy_same_key(a, b))
+		return false;
+	if (is_scalar(a->op))
+		return a->val == b->val;
+	if (a->op != POL_ATTR_SET)
+		return true;
+	rule_norm(&a->rule, &ra);
+	rule_norm(&b->rule, &rb);
+	return !memcmp(&ra, &rb, sizeof(ra));
+}
+
+bool policy_managed(const struct policy_change *c, unsigned int maps, bool policies)
+{
+	switch (c->op) {
+	case POL_HIDE_ADD:
+	case POL_PATTERN_ADD:
+	case POL_DOTFILES:
+	case POL_HIDE_ERRNO:
+		return maps & CONF_HIDE;
+	case POL_ATTR_SET:
+		return maps & CONF_ATTRS;
+	case POL_ALLOW_ADD:
+	case POL_DENY_ERRNO:
+		return maps & CONF_DENY;
+	case POL_POSTFILTER:
+		return maps & CONF_CONFIG;
+	case POL_POLICIES:
+		return policies && (maps & CONF_CONFIG);
+	default:
+		return false;
+	}
+}
+
+static enum policy_op inverse(enum policy_op op)
+{
+	switch (op) {
+	case POL_HIDE_ADD:
+		return POL_HIDE_DEL;
+	case POL_PATTERN_ADD:
+		return POL_PATTERN_DEL;
+	case POL_ATTR_SET:
+		return POL_ATTR_DEL;
+	case POL_ALLOW_ADD:
+		return POL_ALLOW_DEL;
+	default:
+		return op;
+	}
+}
+
+static const struct policy_change *find_key(const struct policy_change *v, int n,
+					    const struct policy_change *k)
+{
+	for (int i = 0; i < n; i++)
+		if (policy_same_key(&v[i], k))
+			return &v[i];
+	return NULL;
+}
+
+int policy_diff(const struct policy_change *want, int nwant, const struct policy_change *cur,
+		int ncur, unsigned int maps, bool policies, struct policy_change **out)
+{
+	struct policy_change *v = calloc(nwant + ncur + 1, sizeof(*v));
+	int n = 0;
+
+	*out = NULL;
+	if (!v)
+		return -ENOMEM;
+	/* The policies first (what the combined filter runs), then the other scalars. */
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < nwant; i++) {
+			const struct policy_change *c;
+
+			if (!is_scalar(want[i].op) || (want[i].op == POL_POLICIES) != !pass ||
+			    !policy_managed(&want[i], maps, policies))
+				continue;
+			c = find_key(cur, ncur, &want[i]);
+			if (!c || !policy_same_value(c, &want[i]))
+				v[n++] = want[i];
+		}
+	/* Removals before additions: a pattern slot may be needed. */
+	for (int i = 0; i < ncur; i++) {
+		if (is_scalar(cur[i].op) || !policy_managed(&cur[i], maps, policies) ||
+		    find_key(want, nwant, &cur[i]))
+			continue;
+		v[n] = cur[i];
+		v[n++].op = inverse(cur[i].op);
+	}
+	for (int i = 0; i < nwant; i++) {
+		const struct policy_change *c;
+
+		if (is_scalar(want[i].op) || !policy_managed(&want[i], maps, policies))
+			continue;
+		c = find_key(cur, ncur, &want[i]);
+		if (!c || !policy_same_value(c, &want[i]))
+			v[n++] = want[i];
+	}
+	*out = v;
+	return n;
+}
+
+static void mode_str(uint32_t set, uint32_t clear, char *buf, size_t cap)
+{
+	if ((set | clear) == 07777 && !(set & clear))
+		snprintf(buf, cap, "=%04o", set);
+	else if (set && clear)
+		snprintf(buf, cap, "+%04o,-%04o", set, clear);
+	else if (clear)
+		snprintf(buf, cap, "-%04o", clear);
+	else
+		snprintf(buf, cap, "+%04o", set);
+}
+
+/* A word as the shell would need it: quoted when it has anything special. */
+static void word(const char *s, char *buf, size_t cap)
+{
+	if (*s && !s[strcspn(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!")]) {
+		snprintf(buf, cap, "%s", s);
+		return;
+	}
+	size_t n = 0;
+
+	if (n + 1 < cap)
+		buf[n++] = '\'';
+	for (; *s && n + 5 < cap; s++) {
+		if (*s == '\'') {
+			memcpy(buf + n, "'\\''", 4);
+			n += 4;
+		} else {
+			buf[n++] = *s;
+		}
+	}
+	if (n + 1 < cap)
+		buf[n++] = '\'';
+	buf[n] = 0;
+}
+
+static const char *errno_str(int e, char *buf, size_t cap)
+{
+	const char *n = errno_name(e);
+
+	if (n)
+		return n;
+	snprintf(buf, cap, "%d", e);
+	return buf;
+}
+
+void policy_change_str(const char *filter, const struct policy_change *c, char *buf, size_t cap)
+{
+	char w[FUSEBPF_NAME_MAX * 4 + 8], m[32], e[16], pol[64] = "";
+	const char *kind = c->pat_kind ? policy_pattern_kind_name(c->pat_kind) : NULL;
+	const struct fusebpf_attr_rule *r = &c->rule;
+
+	word(c->name, w, sizeof(w));
+	switch (c->op) {
+	case POL_HIDE_ADD:
+	case POL_HIDE_DEL:
+	case POL_PATTERN_ADD:
+	case POL_PATTERN_DEL:
+		snprintf(buf, cap, "hide %s %s %s%s%s%s", filter,
+			 c->op == POL_HIDE_ADD || c->op == POL_PATTERN_ADD ? "add" : "del",
+			 kind ? "--" : "", kind ? kind : "", kind ? " " : "", w);
+		break;
+	case POL_DOTFILES:
+		snprintf(buf, cap, "hide %s dotfiles %s", filter, c->val ? "on" : "off");
+		break;
+	case POL_HIDE_ERRNO:
+		snprintf(buf, cap, "hide %s errno %s", filter, errno_str(c->val, e, sizeof(e)));
+		break;
+	case POL_DENY_ERRNO:
+		snprintf(buf, cap, "deny %s errno %s", filter, errno_str(c->val, e, sizeof(e)));
+		break;
+	case POL_ALLOW_ADD:
+	case POL_ALLOW_DEL:
+		snprintf(buf, cap, "deny %s %s %s", filter, c->op == POL_ALLOW_ADD ? "allow" : "disallow",
+			 w);
+		break;
+	case POL_ATTR_SET: {
+		int n;
+
+		mode_str(r->mode_set, r->mode_clear, m, sizeof(m));
+		n = snprintf(buf, cap, "attrs %s set%s%s", filter, c->name[0] ? " " : "",
+			     c->name[0] ? w : "");
+		if ((r->mode_set || r->mode_clear) && n < (int)cap)
+			n += snprintf(buf + n, cap - n, " --mode %s", m);
+		if ((r->flags & FUSEBPF_ATTR_FORCE_UID) && n < (int)cap)
+			n += snprintf(buf + n, cap - n, " --uid %u", r->uid);
+		if ((r->flags & FUSEBPF_ATTR_FORCE_GID) && n < (int)cap)
+			snprintf(buf + n, cap - n, " --gid %u", r->gid);
+		break;
+	}
+	case POL_ATTR_DEL:
+		snprintf(buf, cap, "attrs %s del%s%s", filter, c->name[0] ? " " : "",
+			 c->name[0] ? w : "");
+		break;
+	case POL_POLICIES:
+		if (c->val & FUSEBPF_POLICY_HIDE)
+			strcat(pol, ",hide");
+		if (c->val & FUSEBPF_POLICY_ATTRS)
+			strcat(pol, ",attrs");
+		if (c->val & FUSEBPF_POLICY_DENYWRITE)
+			strcat(pol, ",denywrite");
+		snprintf(buf, cap, "policy %s policies %s", filter, pol[0] ? pol + 1 : "none");
+		break;
+	case POL_POSTFILTER:
+		snprintf(buf, cap, "policy %s postfilter %s", filter, c->val ? "on" : "off");
+		break;
+	case POL_EXCEPT_ADD:
+	case POL_EXCEPT_DEL:
+		snprintf(buf, cap, "%s %s except-%s %s %u", c->mask & FUSEBPF_POLICY_HIDE ? "hide" : "deny",
+			 filter, c->id_kind == FUSEBPF_EXCEPT_GID ? "gid" : "uid",
+			 c->op == POL_EXCEPT_ADD ? "add" : "del", (uint32_t)c->val);
+		break;
+	case POL_EVENTS:
+	case POL_EV_READDIR:
+		snprintf(buf, cap, "policy %s events%s %s", filter, c->op == POL_EVENTS ? "" : "-readdir",
+			 c->val ? "on" : "off");
+		break;
+	case POL_EV_RATE:
+	case POL_EV_BURST:
+		snprintf(buf, cap, "policy %s events-%s %d", filter, c->op == POL_EV_RATE ? "rate" : "burst",
+			 c->val);
+		break;
+	}
+}

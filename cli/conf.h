@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The declarative configuration, the *.conf files of /etc/fusebpf/filters.d (the format is
+ * in docs/filters.md, "Configuration files"): parsing and checking, no kernel
+ * needed (tests/host/cli_conf.c). apply.c makes the loaded filters match it.
+ *
+ * A filter's policy is kept as the list of changes that would set it up on a
+ * fresh filter, in a canonical form: only the "set" operations (POL_POLICIES,
+ * POL_POSTFILTER, POL_DOTFILES, POL_HIDE_ERRNO, POL_DENY_ERRNO, POL_HIDE_ADD,
+ * POL_PATTERN_ADD, POL_ATTR_SET, POL_ALLOW_ADD), one per key. The state read
+ * back from a loaded filter has the same form, so that comparing the two
+ * gives the changes to make.
+ */
+#ifndef FUSEBPFCTL_CONF_H
+#define FUSEBPFCTL_CONF_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "policy.h"
+
+#ifndef FUSEBPF_CONFIG_DIR
+#define FUSEBPF_CONFIG_DIR "/etc/fusebpf/filters.d"
+#endif
+
+/* The policy maps a filter has (which keys it takes). */
+enum {
+	CONF_HIDE = 1 << 0,	/* hide_names, hide_patterns */
+	CONF_ATTRS = 1 << 1,	/* attr_rules */
+	CONF_DENY = 1 << 2,	/* deny_allow */
+	CONF_CONFIG = 1 << 3,	/* fusebpf_config */
+	CONF_NMAPS = 4,
+};
+
+struct conf_filter {
+	char name[NAME_LEN];
+	char filter[PATH_MAX];	/* a built-in's name, or an object's absolute path */
+	char kind[32];		/* the built-in's name, or "file" */
+	char file[PATH_MAX];	/* the file and line of its [section] */
+	int line;
+	unsigned int needs;	/* CONF_* maps its keys need */
+	int need_line[CONF_NMAPS];	/* the first line that needed each */
+	bool policies_given;
+	struct policy_change *set;	/* the policy, canonical (see above) */
+	int nset;
+};
+
+struct conf {
+	struct conf_filter *f;
+	int n;
+	char path[PATH_MAX];	/* the file or directory read */
+	bool is_dir;
+	int nfiles;
+	int nerrors;
+	char first_error[1024];	/* "FILE:LINE: what" */
+	bool quiet;		/* do not print errors (host tests) */
+};
+
+/*
+ * Read a file, or the *.conf files of a directory in name order, into c
+ * (which the caller zeroed). Every error is printed as
+ * "fusebpfctl: FILE:LINE: what" and counted in c->nerrors. 0, or -errno when
+ * the path itself cannot be read (errors in its contents only count).
+ */
+int conf_read(const char *path, struct conf *c);
+/* Parse one file's text (file names it in errors). */
+void conf_parse(struct conf *c, const char *file, const char *text);
+/*
+ * Check c->f[i]'s keys against the maps its object has and add the default
+ * of every policy setting the file leaves out, so that the policy is whole.
+ * Errors are counted in c->nerrors.
+ */
+void conf_complete(struct conf *c, struct conf_filter *f, unsigned int maps);
+/* The maps of a built-in filter (CONF_*); 0 for "file". */
+unsigned int conf_builtin_maps(const char *kind);
+/* The filter named name, or NULL. */
+struct conf_filter *conf_find(struct conf *c, const char *name);
+void conf_free(struct conf *c);
+
+/* --- comparing policies ---------------------------------------------------- */
+/* Do a and b set the same thing (op and name)? */
+bool policy_same_key(const struct policy_change *a, const struct policy_change *b);
+/* ... and to the same value? */
+bool policy_same_value(const struct policy_change *a, const struct policy_change *b);
+/* Is this canonical change's setting managed for a filter with these maps? */
+bool policy_managed(const struct policy_change *c, unsigned int maps, bool policies);
+/*
+ * The changes that turn the canonical policy cur into want, for a filter with
+ * maps (policies: whether POL_POLICIES is managed): scalars first, then
+ * removals, then additions. *out is malloc'd; the count or -ENOMEM.
+ */
+int policy_diff(const struct policy_change *want, int nwant, const struct policy_change *cur,
+		int ncur, unsigned int maps, bool policies, struct policy_change **out);
+/* A change as the fusebpfctl command that makes it ("hide NAME add x.txt"). */
+void policy_change_str(const char *filter, const struct policy_change *c, char *buf, size_t cap);
+
+#endif
