@@ -127,6 +127,7 @@ int attach_parse(int argc, char **argv, struct attach_args *a, const char **mnt,
 	int idx;
 
 	memset(a, 0, sizeof(*a));
+	a->mflags = MS_NOSUID | MS_NODEV;
 	idx = parse_cmd_opts(argc, argv, "f:a:Ful:", longopts, attach_opt, a, help_attach);
 	if (idx < 0)
 		return idx;
@@ -208,9 +209,22 @@ static int resolve_mountpoint(const char *arg, char *out)
 int do_attach(int argc, char **argv)
 {
 	struct attach_args a;
+	const char *mnt_arg, *back_arg;
+	int err;
+
+	err = attach_parse(argc, argv, &a, &mnt_arg, &back_arg);
+	if (err == PARSE_HELP)
+		return EXIT_OK;
+	if (err)
+		return EXIT_USAGE;
+	return attach_run(&a, mnt_arg, back_arg);
+}
+
+int attach_run(struct attach_args *ap, const char *mnt_arg, const char *back_arg)
+{
+	struct attach_args a = *ap;
 	struct server_cfg *cfg = NULL;
 	struct mount_rec *rec = NULL, *old = NULL;
-	const char *mnt_arg, *back_arg;
 	char opts_str[512], mnt[PATH_MAX], back[PATH_MAX];
 	int ret = EXIT_FAIL, err, lock = -1, fuse_fd = -1, back_fd = -1, pipefd[2] = { -1, -1 };
 	int logfd = -1;
@@ -219,11 +233,6 @@ int do_attach(int argc, char **argv)
 	struct statfs sf;
 	pid_t pid;
 
-	err = attach_parse(argc, argv, &a, &mnt_arg, &back_arg);
-	if (err == PARSE_HELP)
-		return EXIT_OK;
-	if (err)
-		return EXIT_USAGE;
 	cfg = calloc(1, sizeof(*cfg));
 	rec = calloc(1, sizeof(*rec));
 	old = calloc(1, sizeof(*old));
@@ -372,7 +381,7 @@ int do_attach(int argc, char **argv)
 			snprintf(opts_str + len, sizeof(opts_str) - len, ",root_bpf=%d", cfg->filter_fd);
 	}
 	debug("mount -t fuse.fusebpf -o %s %s %s", opts_str, back, mnt);
-	if (mount(back, mnt, "fuse.fusebpf", MS_NOSUID | MS_NODEV, opts_str)) {
+	if (mount(back, mnt, "fuse.fusebpf", a.mflags, opts_str)) {
 		err = errno;
 		ret = fail(err, "attach: mount %s", mnt);
 		goto out;
@@ -397,7 +406,8 @@ int do_attach(int argc, char **argv)
 		if (logfd >= 0) {
 			dup2(logfd, STDERR_FILENO);
 		}
-		print_record(rec);
+		if (!a.quiet)
+			print_record(rec);
 		fflush(stdout);
 		err = server_run(cfg);
 		mounted = false;	/* the server saw it go */
@@ -471,7 +481,8 @@ int do_attach(int argc, char **argv)
 		goto out;
 	}
 	mounted = false;	/* the server's now */
-	print_record(rec);
+	if (!a.quiet)
+		print_record(rec);
 	ret = EXIT_OK;
 out:
 	if (mounted && umount2(mnt, 0))

@@ -12,9 +12,19 @@ struct attach_args {
 	struct at_rule at[MAX_AT];
 	bool foreground, userspace;
 	const char *log;
+	unsigned long mflags;	/* mount(2) flags: MS_NOSUID | MS_NODEV unless the helper says */
+	bool quiet;		/* print nothing on success (the mount helper) */
 };
 
 /* attach's arguments (argv[0] is "attach"); 0, PARSE_HELP or PARSE_USAGE. */
 int attach_parse(int argc, char **argv, struct attach_args *a, const char **mnt, const char **back);
+
+/* Mount and serve (do_attach after parsing); an exit status. */
+int attach_run(struct attach_args *a, const char *mnt, const char *back);
+
+/* mount.fusebpf SOURCE TARGET [-sfnv] [-N NS] [-o OPTIONS] [-t TYPE] (mount_helper.c) */
+int mount_helper(int argc, char **argv);
+/* Is argv[0] the mount helper's name (mount.fusebpf, mount.fuse.fusebpf)? */
+bool is_mount_helper(const char *argv0);
 
 #endif

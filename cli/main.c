@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fusebpfctl.h"
+#include "attach.h"
 
 int main(int argc, char **argv)
 {
@@ -32,6 +33,11 @@ int main(int argc, char **argv)
 		opts.pin_dir = env;
 	if ((env = getenv("FUSEBPF_STATE_DIR")) && *env)
 		opts.state_dir = env;
+	/* Reached as /sbin/mount.fusebpf: mount(8)'s calling convention. */
+	if (is_mount_helper(argv[0])) {
+		cli_setup_libbpf_log();
+		return mount_helper(argc, argv);
+	}
 	/* '+': stop at the command; its options are its own. */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+jpvhV", longopts, NULL)) != -1) {
