@@ -63,13 +63,14 @@ $(VMLINUX): kernel
 # --- tests ------------------------------------------------------------------------
 TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c
 TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h
-GUEST_TESTS   := foundation passthrough bpf filters cli harden_srv harden_flt stress fuzz_found events
+GUEST_TESTS   := foundation passthrough bpf filters cli harden_srv harden_flt stress fuzz_found events mounts
 TEST_BPF      := basic
 GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
-HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats cli_events
+HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats cli_events cli_conf
 HOST_BINS     := $(HOST_TESTS:%=$(BUILD)/tests/host/%)
-# Host tests that are scripts: the VM harness (boots the normal kernel).
-HOST_SCRIPTS  := tests/host/vm_harness.sh
+# Host tests that are scripts: the VM harness (boots the normal kernel), the
+# systemd unit (systemd-analyze verify on the staged install).
+HOST_SCRIPTS  := tests/host/vm_harness.sh tests/host/unit_verify.sh
 TEST_CFLAGS   := $(CFLAGS) -Wno-format-zero-length $(LIBBPF_CFLAGS) -Itests/lib -I$(BUILD)/tests
 
 tests: $(GUEST_BINS) $(HOST_BINS)
@@ -153,6 +154,11 @@ fuzz: tests kernel-debug
 # when they exist at build time (make bpf), else from <f>.bpf.o on disk.
 PREFIX       ?= /usr/local
 DESTDIR      ?=
+# The configuration (SYSCONFDIR/fusebpf/filters.d), where mount(8) looks for
+# mount helpers (/sbin, always), and a directory in systemd's unit path.
+SYSCONFDIR   ?= /etc
+MOUNT_HELPER_DIR ?= /sbin
+UNIT_DIR     ?= $(PREFIX)/lib/systemd/system
 JSONC_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 JSONC_LIBS   := $(or $(shell pkg-config --libs json-c 2>/dev/null),-ljson-c)
 CLI_SRCS     := $(wildcard cli/*.c)
@@ -160,11 +166,18 @@ CLI_OBJS     := $(CLI_SRCS:cli/%.c=$(BUILD)/cli/%.o)
 # Everything but main(): what the host unit tests link.
 CLI_LIB_OBJS := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS))
 CLI_CFLAGS   := $(CFLAGS) -Wno-format-truncation $(LIBBPF_CFLAGS) $(JSONC_CFLAGS) -Icli -Iskel -Ibpf-progs \
-		-DFUSEBPF_BPF_LIBDIR='"$(PREFIX)/lib/fusebpf"'
+		-DFUSEBPF_BPF_LIBDIR='"$(PREFIX)/lib/fusebpf"' \
+		-DFUSEBPF_CONFIG_DIR='"$(SYSCONFDIR)/fusebpf/filters.d"'
 CLI_LIBS     := $(LIBBPF_LIBS) $(JSONC_LIBS)
 
 .PHONY: cli install
-cli: $(BUILD)/fusebpfctl
+cli: $(BUILD)/fusebpfctl $(BUILD)/fusebpf.service
+
+$(BUILD)/fusebpf.service: cli/fusebpf.service.in Makefile
+	$(call msg,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@CONFIG_DIR@|$(SYSCONFDIR)/fusebpf/filters.d|g' \
+		-e 's|@UNIT_DIR@|$(UNIT_DIR)|g' $< >$@
 
 $(BUILD)/cli/%.o: cli/%.c $(wildcard cli/*.h) bpf-progs/fusebpf_maps.h
 	$(call msg,CC,$@)
@@ -194,12 +207,34 @@ $(BUILD)/tests/cli_reject.bpf.o: tests/guest/cli_reject.bpf.c
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-# make install: the CLI, the filter objects, the man page, the completion.
-install: $(BUILD)/fusebpfctl $(BPF_OBJS)
+# tests/guest/mounts is a script: it mounts, as an administrator would, what
+# make install put in $(STAGE) (DESTDIR; the unit test checks its unit too).
+STAGE := $(BUILD)/tests/stage
+$(STAGE).stamp: $(BUILD)/fusebpfctl $(BPF_OBJS) $(BUILD)/fusebpf.service docs/fusebpfctl.8 \
+		docs/mount.fusebpf.8 cli/fusebpfctl.bash-completion Makefile
+	$(call msg,INSTALL,$(STAGE))
+	$(Q)rm -rf $(STAGE) && $(MAKE) -s --no-print-directory install DESTDIR=$(CURDIR)/$(STAGE) \
+		>$(STAGE).log && touch $@
+$(BUILD)/tests/guest/mounts: tests/guest/mounts.sh $(STAGE).stamp
+	$(call msg,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)install -m 0755 $< $@
+tests: $(STAGE).stamp
+
+# make install: the CLI, the filter objects, the man pages, the completion,
+# the mount helper (symlinks: fusebpfctl acts as one by its name), the
+# systemd unit and the configuration directory.
+install: $(BUILD)/fusebpfctl $(BPF_OBJS) $(BUILD)/fusebpf.service
 	install -D -m 0755 $(BUILD)/fusebpfctl $(DESTDIR)$(PREFIX)/sbin/fusebpfctl
 	install -d $(DESTDIR)$(PREFIX)/lib/fusebpf
 	install -m 0644 $(BPF_OBJS) $(DESTDIR)$(PREFIX)/lib/fusebpf/
 	install -D -m 0644 docs/fusebpfctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/fusebpfctl.8
+	install -D -m 0644 docs/mount.fusebpf.8 $(DESTDIR)$(PREFIX)/share/man/man8/mount.fusebpf.8
+	install -d $(DESTDIR)$(MOUNT_HELPER_DIR)
+	ln -sfn $(PREFIX)/sbin/fusebpfctl $(DESTDIR)$(MOUNT_HELPER_DIR)/mount.fusebpf
+	ln -sfn $(PREFIX)/sbin/fusebpfctl $(DESTDIR)$(MOUNT_HELPER_DIR)/mount.fuse.fusebpf
+	install -D -m 0644 $(BUILD)/fusebpf.service $(DESTDIR)$(UNIT_DIR)/fusebpf.service
+	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/fusebpf/filters.d
 	install -D -m 0644 cli/fusebpfctl.bash-completion \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/fusebpfctl
 

@@ -489,6 +489,8 @@ static void end_section(struct parse *p)
 	if (!f)
 		return;
 	if (!f->kind[0]) {
+		if (p->seen_line[S_FILTER])
+			return;	/* a bad one, reported */
 		conf_err(p->c, p->file, f->line, "[%s] has no 'filter =' (hide, attrs, denywrite, "
 			 "stats, fusebpf, or a .bpf.o path)", f->name);
 		return;

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The configuration files of fusebpfctl apply (cli/conf.c): parsing, the
+ * errors with FILE:LINE, the canonical policy, the difference between two
+ * policies and how a change is printed. No kernel.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "fusebpfctl.h"
+#include "tap.h"
+
+static const struct policy_change *find(const struct conf_filter *f, enum policy_op op,
+					const char *name)
+{
+	for (int i = 0; i < f->nset; i++)
+		if (f->set[i].op == op && (!name || !strcmp(f->set[i].name, name)))
+			return &f->set[i];
+	return NULL;
+}
+
+static int count(const struct conf_filter *f, enum policy_op op)
+{
+	int n = 0;
+
+	for (int i = 0; i < f->nset; i++)
+		n += f->set[i].op == op;
+	return n;
+}
+
+static int t_parse_good(void)
+{
+	static const char text[] =
+		"# a comment\n"
+		"; another\n"
+		"[private]\n"
+		"  filter = hide  \n"
+		"hide = secret.txt \"a b.txt\" \"q\\\"uote\"\n"
+		"hide = secret.txt\n"
+		"hide-suffix = .bak\n"
+		"hide-glob = *.tmp\n"
+		"hide-dotfiles = yes\n"
+		"\n"
+		"[shown]\r\n"
+		"filter = fusebpf\n"
+		"policies = hide,denywrite\n"
+		"mode = -0222\n"
+		"uid = 0\n"
+		"rule = run.sh mode=+0111 gid=0\n"
+		"allow = scratch\n"
+		"deny-errno = EACCES\n"
+		"postfilter = off\n"
+		"[mine]\n"
+		"filter = objs/my.bpf.o\n";
+	struct conf c = { .quiet = true };
+	const struct policy_change *p;
+	struct conf_filter *f;
+	int ret = TAP_FAIL;
+
+	conf_parse(&c, "/etc/fusebpf/filters.d/x.conf", text);
+	EXPECT(c.nerrors == 0, "%s", c.first_error);
+	EXPECT(c.n == 3);
+	f = conf_find(&c, "private");
+	EXPECT(f && !strcmp(f->kind, "hide") && !strcmp(f->filter, "hide") && f->line == 3);
+	EXPECT(count(f, POL_HIDE_ADD) == 3, "a repeated name counts once");
+	EXPECT(find(f, POL_HIDE_ADD, "a b.txt") && find(f, POL_HIDE_ADD, "q\"uote"));
+	EXPECT((p = find(f, POL_PATTERN_ADD, ".bak")) && p->pat_kind == FUSEBPF_PAT_SUFFIX);
+	EXPECT((p = find(f, POL_PATTERN_ADD, "*.tmp")) && p->pat_kind == FUSEBPF_PAT_GLOB);
+	EXPECT((p = find(f, POL_DOTFILES, NULL)) && p->val == 1);
+	/* The defaults of what the file leaves out: a whole policy. */
+	EXPECT((p = find(f, POL_HIDE_ERRNO, NULL)) && p->val == EACCES);
+	EXPECT((p = find(f, POL_POLICIES, NULL)) && p->val == FUSEBPF_POLICY_HIDE);
+	EXPECT((p = find(f, POL_POSTFILTER, NULL)) && p->val == 1);
+	EXPECT(!find(f, POL_DENY_ERRNO, NULL), "hide has no denywrite policy");
+
+	f = conf_find(&c, "shown");
+	EXPECT(f && !strcmp(f->kind, "fusebpf"));
+	EXPECT((p = find(f, POL_POLICIES, NULL)) &&
+	       p->val == (FUSEBPF_POLICY_HIDE | FUSEBPF_POLICY_DENYWRITE));
+	EXPECT((p = find(f, POL_ATTR_SET, "")) && p->rule.mode_clear == 0222 && !p->rule.mode_set &&
+	       p->rule.flags == FUSEBPF_ATTR_FORCE_UID && p->rule.uid == 0);
+	EXPECT((p = find(f, POL_ATTR_SET, "run.sh")) && p->rule.mode_set == 0111 &&
+	       p->rule.flags == FUSEBPF_ATTR_FORCE_GID);
+	EXPECT(find(f, POL_ALLOW_ADD, "scratch"));
+	EXPECT((p = find(f, POL_DENY_ERRNO, NULL)) && p->val == EACCES);
+	EXPECT((p = find(f, POL_POSTFILTER, NULL)) && p->val == 0);
+	EXPECT((p = find(f, POL_DOTFILES, NULL)) && p->val == 0);
+
+	/* A relative object path is the file's directory's; its maps come later. */
+	f = conf_find(&c, "mine");
+	EXPECT(f && !strcmp(f->kind, "file") &&
+	       !strcmp(f->filter, "/etc/fusebpf/filters.d/objs/my.bpf.o"), "%s", f ? f->filter : "");
+	EXPECT(f->nset == 0);
+	ret = TAP_OK;
+out:
+	conf_free(&c);
+	return ret;
+}
+
+static int t_parse_errors(void)
+{
+	static const struct {
+		const char *text, *error;
+	} bad[] = {
+		{ "hide = x\n", "f.conf:1: 'hide' outside a [NAME] section" },
+		{ "[a b]\nfilter = hide\n", "f.conf:1: bad filter name 'a b'" },
+		{ "[x\n", "f.conf:1: a section is [NAME] alone on its line" },
+		{ "[x]\nhide = y\n", "f.conf:1: [x] has no 'filter ='" },
+		{ "[x]\nfilter = hid\n", "f.conf:2: unknown filter 'hid'" },
+		{ "[x]\nfilter = hide\nfilter = attrs\n", "f.conf:3: 'filter' given twice in [x] (first on line 2)" },
+		{ "[x]\nfilter = hide\nfrob = 1\n", "f.conf:3: unknown key 'frob'" },
+		{ "[x]\nfilter = hide\njust words\n", "f.conf:3: expected 'key = value'" },
+		{ "[x]\nfilter = hide\nhide =\n", "f.conf:3: 'hide' needs a value" },
+		{ "[x]\nfilter = hide\nhide = a/b\n", "f.conf:3: bad file name 'a/b'" },
+		{ "[x]\nfilter = hide\nhide = \"open\n", "f.conf:3: 'hide': an unterminated quote" },
+		{ "[x]\nfilter = hide\nhide-dotfiles = maybe\n", "f.conf:3: hide-dotfiles = yes or no" },
+		{ "[x]\nfilter = hide\nhide-errno = EWHAT\n", "f.conf:3: bad errno 'EWHAT'" },
+		{ "[x]\nfilter = hide\nhide-errno = EPERM EIO\n", "f.conf:3: 'hide-errno' takes one value" },
+		{ "[x]\nfilter = hide\n\nmode = +0111\n", "f.conf:4: filter 'x' (hide) has no attrs policy" },
+		{ "[x]\nfilter = attrs\nmode = u+x\n", "f.conf:3: bad mode 'u+x'" },
+		{ "[x]\nfilter = attrs\nuid = nosuchuser-fusebpf\n", "f.conf:3: bad user 'nosuchuser-fusebpf'" },
+		{ "[x]\nfilter = attrs\nrule = a.sh\n", "f.conf:3: rule = FILE mode=SPEC" },
+		{ "[x]\nfilter = attrs\nrule = a.sh size=1\n", "f.conf:3: unknown rule setting 'size'" },
+		{ "[x]\nfilter = attrs\nrule = a.sh uid=0\nrule = a.sh gid=0\n", "f.conf:4: a second rule for 'a.sh'" },
+		{ "[x]\nfilter = attrs\npolicies = hide\n", "f.conf:3: 'policies' is for the combined filter" },
+		{ "[x]\nfilter = fusebpf\npolicies = all\n", "f.conf:3: bad policy list 'all'" },
+		{ "[x]\nfilter = denywrite\nhide = a\n", "f.conf:3: filter 'x' (denywrite) has no hide policy" },
+		{ "[x]\nfilter = hide\n[x]\nfilter = hide\n", "f.conf:3: filter 'x' is already defined at f.conf:1" },
+	};
+	int ret = TAP_FAIL;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct conf c = { .quiet = true };
+
+		conf_parse(&c, "f.conf", bad[i].text);
+		EXPECT(c.nerrors == 1 && !strncmp(c.first_error, bad[i].error, strlen(bad[i].error)),
+		       "case %zu: %d errors, first '%s', expected '%s'", i, c.nerrors, c.first_error,
+		       bad[i].error);
+		conf_free(&c);
+	}
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/* Every error is reported, each with its line. */
+static int t_all_errors(void)
+{
+	struct conf c = { .quiet = true };
+	int ret = TAP_FAIL;
+
+	conf_parse(&c, "f.conf", "[x]\nfilter = hide\nfrob = 1\nhide = a/b\n[y\nhide = z\n");
+	EXPECT(c.nerrors == 3, "%d errors", c.nerrors);
+	EXPECT(strstr(c.first_error, "f.conf:3:"));
+	ret = TAP_OK;
+out:
+	conf_free(&c);
+	return ret;
+}
+
+static struct policy_change ch(enum policy_op op, const char *name, int val)
+{
+	struct policy_change c = { .op = op, .val = val };
+
+	snprintf(c.name, sizeof(c.name), "%s", name);
+	return c;
+}
+
+static int t_diff(void)
+{
+	struct policy_change want[] = {
+		ch(POL_POLICIES, "", FUSEBPF_POLICY_HIDE),
+		ch(POL_DOTFILES, "", 1),
+		ch(POL_HIDE_ERRNO, "", EACCES),
+		ch(POL_HIDE_ADD, "keep", 0),
+		ch(POL_HIDE_ADD, "new", 0),
+		ch(POL_ATTR_SET, "r", 0),
+	};
+	struct policy_change cur[] = {
+		ch(POL_HIDE_ADD, "old", 0),
+		ch(POL_HIDE_ADD, "keep", 0),
+		ch(POL_DOTFILES, "", 0),
+		ch(POL_HIDE_ERRNO, "", EACCES),
+		ch(POL_POLICIES, "", FUSEBPF_POLICY_HIDE | FUSEBPF_POLICY_ATTRS),
+		ch(POL_ALLOW_ADD, "unmanaged", 0),
+		ch(POL_ATTR_SET, "r", 0),
+	};
+	struct policy_change *d = NULL;
+	int ret = TAP_FAIL, n;
+
+	want[5].rule.mode_set = 0111;
+	cur[6].rule.mode_set = 0111;
+	cur[6].rule.uid = 5;	/* not forced: not part of the rule */
+	n = policy_diff(want, 6, cur, 7, CONF_HIDE | CONF_ATTRS | CONF_CONFIG, true, &d);
+	EXPECT(n == 4, "%d changes", n);
+	/* policies first, then the other scalars, removals, additions */
+	EXPECT(d[0].op == POL_POLICIES && d[0].val == FUSEBPF_POLICY_HIDE);
+	EXPECT(d[1].op == POL_DOTFILES && d[1].val == 1);
+	EXPECT(d[2].op == POL_HIDE_DEL && !strcmp(d[2].name, "old"));
+	EXPECT(d[3].op == POL_HIDE_ADD && !strcmp(d[3].name, "new"));
+	free(d);
+	d = NULL;
+	/* A changed rule is set again; a policy not managed stays. */
+	cur[6].rule.flags = FUSEBPF_ATTR_FORCE_UID;
+	n = policy_diff(want, 6, cur, 7, CONF_HIDE | CONF_ATTRS | CONF_CONFIG, false, &d);
+	EXPECT(n == 4 && d[0].op == POL_DOTFILES && d[3].op == POL_ATTR_SET, "%d", n);
+	free(d);
+	d = NULL;
+	/* Nothing to do between equal policies. */
+	n = policy_diff(want, 6, want, 6, CONF_HIDE | CONF_ATTRS | CONF_CONFIG, true, &d);
+	EXPECT(n == 0);
+	ret = TAP_OK;
+out:
+	free(d);
+	return ret;
+}
+
+static int t_change_str(void)
+{
+	static const struct {
+		struct policy_change c;
+		const char *s;
+	} t[] = {
+		{ { .op = POL_HIDE_ADD, .name = "a b.txt" }, "hide f add 'a b.txt'" },
+		{ { .op = POL_HIDE_DEL, .name = "it's" }, "hide f del 'it'\\''s'" },
+		{ { .op = POL_PATTERN_ADD, .pat_kind = FUSEBPF_PAT_GLOB, .name = "*.o" },
+		  "hide f add --glob '*.o'" },
+		{ { .op = POL_DOTFILES, .val = 1 }, "hide f dotfiles on" },
+		{ { .op = POL_HIDE_ERRNO, .val = EPERM }, "hide f errno EPERM" },
+		{ { .op = POL_DENY_ERRNO, .val = 99 }, "deny f errno 99" },
+		{ { .op = POL_ALLOW_DEL, .name = "x" }, "deny f disallow x" },
+		{ { .op = POL_ATTR_SET, .rule = { .mode_clear = 0222 } }, "attrs f set --mode -0222" },
+		{ { .op = POL_ATTR_SET, .name = "a", .rule = { .mode_set = 0640, .mode_clear = 07137 } },
+		  "attrs f set a --mode =0640" },
+		{ { .op = POL_ATTR_SET, .name = "a", .rule = { .flags = 3, .uid = 1, .gid = 2 } },
+		  "attrs f set a --uid 1 --gid 2" },
+		{ { .op = POL_ATTR_DEL }, "attrs f del" },
+		{ { .op = POL_POLICIES, .val = 5 }, "policy f policies hide,denywrite" },
+		{ { .op = POL_POLICIES, .val = 0 }, "policy f policies none" },
+		{ { .op = POL_POSTFILTER, .val = 0 }, "policy f postfilter off" },
+	};
+	char buf[1024];
+	int ret = TAP_FAIL;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		policy_change_str("f", &t[i].c, buf, sizeof(buf));
+		EXPECT(!strcmp(buf, t[i].s), "'%s', expected '%s'", buf, t[i].s);
+	}
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static int put(const char *path, const char *text)
+{
+	return write_file(path, text, strlen(text)) < 0 ? -1 : 0;
+}
+
+static int t_read_dir(void)
+{
+	char dir[] = "/tmp/cli_conf.XXXXXX", path[256];
+	struct conf c = { .quiet = true };
+	int ret = TAP_FAIL;
+
+	EXPECT(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/20-b.conf", dir);
+	EXPECT(!put(path, "[b]\nfilter = stats\n"));
+	snprintf(path, sizeof(path), "%s/10-a.conf", dir);
+	EXPECT(!put(path, "[a]\nfilter = hide\n"));
+	snprintf(path, sizeof(path), "%s/.hidden.conf", dir);
+	EXPECT(!put(path, "garbage\n"));
+	snprintf(path, sizeof(path), "%s/notes.txt", dir);
+	EXPECT(!put(path, "garbage\n"));
+	EXPECT(conf_read(dir, &c) == 0 && c.is_dir && c.nfiles == 2 && c.nerrors == 0, "%s",
+	       c.first_error);
+	EXPECT(c.n == 2 && !strcmp(c.f[0].name, "a") && !strcmp(c.f[1].name, "b"), "name order");
+	conf_free(&c);
+	/* The same name in two files: both places named. */
+	snprintf(path, sizeof(path), "%s/30-c.conf", dir);
+	EXPECT(!put(path, "\n[a]\nfilter = attrs\n"));
+	memset(&c, 0, sizeof(c));
+	c.quiet = true;
+	EXPECT(conf_read(dir, &c) == 0 && c.nerrors == 1);
+	EXPECT(strstr(c.first_error, "30-c.conf:2: filter 'a' is already defined at ") &&
+	       strstr(c.first_error, "10-a.conf:1"), "%s", c.first_error);
+	conf_free(&c);
+	memset(&c, 0, sizeof(c));
+	EXPECT(conf_read("/nonexistent/x.conf", &c) == -ENOENT);
+	ret = TAP_OK;
+out:
+	conf_free(&c);
+	if (strncmp(dir, "/tmp/cli_conf.", 14) == 0 && strchr(dir, 'X') == NULL) {
+		char cmd[300];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd))
+			ret = TAP_FAIL;
+	}
+	return ret;
+}
+
+static const struct tap_case cases[] = {
+	{ "parse_good", t_parse_good },
+	{ "parse_errors_with_lines", t_parse_errors },
+	{ "every_error_reported", t_all_errors },
+	{ "policy_diff", t_diff },
+	{ "change_as_command", t_change_str },
+	{ "read_directory", t_read_dir },
+};
+
+TAP_MAIN("cli_conf", cases)
