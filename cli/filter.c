@@ -126,6 +126,12 @@ int filter_meta(const char *name, char *kind, size_t kcap, char *source, size_t 
 	char path[4096];
 	json_object *o;
 
+	if (kind)
+		kind[0] = 0;
+	if (source)
+		source[0] = 0;
+	if (config)
+		config[0] = 0;
 	snprintf(path, sizeof(path), "%s/filters/%s.json", opts.state_dir, name);
 	o = json_object_from_file(path);
 	if (!o)
