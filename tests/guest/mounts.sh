@@ -59,8 +59,8 @@ cover() {
 uncover() {
 	local i
 	for ((i = ${#covered[@]} - 1; i >= 0; i--)); do
-		umount -l "${covered[i]}"
-		umount -l "$work/cover/$(echo "${covered[i]}" | tr / _)/orig"
+		umount -l "${covered[i]}" 2>/dev/null
+		umount -l "$work/cover/$(echo "${covered[i]}" | tr / _)/orig" 2>/dev/null
 	done
 	covered=()
 }
@@ -316,6 +316,33 @@ t_apply_idempotent() {
 	return 0
 }
 
+# A filter loaded by hand that the files name is taken over; a kind change
+# reloads it, refused while a view uses it.
+t_apply_takes_over() {
+	make_tree case-k
+	write_private_conf
+	t fusebpfctl load hide --name private --hide x.txt --hide-dotfiles || return 1
+	t fusebpfctl apply || return 1
+	grep -q '^load' "$work/out" && fail "loaded again" && return 1
+	out_has "hide private dotfiles off" && out_has "hide private del x.txt" &&
+		out_has "hide private add secret.txt" || return 1
+	t mount -t fusebpf -o filter=private "$back" "$mnt" || return 1
+	printf '[private]\nfilter = denywrite\n' >"$conf/10-private.conf"
+	t fusebpfctl apply
+	[ $? = 1 ] && out_has "filter 'private' is loaded as hide, not denywrite, and attached to 1 mount" || return 1
+	t umount "$mnt" || return 1
+	t fusebpfctl apply || return 1
+	out_has "unload private" && out_has "load denywrite --name private" || return 1
+	t fusebpfctl list && out_has denywrite || return 1
+	# Now the files' own: gone from them, it is unloaded.
+	t rm "$conf/10-private.conf" || return 1
+	t fusebpfctl apply || return 1
+	out_has "unload private" || return 1
+	t fusebpfctl list || return 1
+	grep -q private "$work/out" && fail "still loaded" && return 1
+	return 0
+}
+
 # --dry-run prints the changes and makes none.
 t_apply_dry_run() {
 	write_private_conf
@@ -383,7 +410,8 @@ t_bad_config() {
 
 # --- the runner ------------------------------------------------------------------------
 
-cases=(t_installed t_fstab_mount_a t_mount_options t_apply_idempotent t_apply_dry_run t_bad_config)
+cases=(t_installed t_fstab_mount_a t_mount_options t_apply_idempotent t_apply_takes_over t_apply_dry_run
+	t_bad_config)
 sel=()
 for c in "${cases[@]}"; do
 	[ $# = 0 ] || [[ $c == *"$1"* ]] && sel+=("$c")
@@ -415,5 +443,5 @@ for i in "${!sel[@]}"; do
 	fi
 done
 uncover
-umount -l "$work"
+umount -l "$work" 2>/dev/null
 exit $rc
