@@ -474,7 +474,10 @@ static void key_value(struct parse *p, const char *key, char *val)
 		else
 			scalar_key(p, POL_POSTFILTER, e);
 	} else if (!strcmp(key, "except-uid") || !strcmp(key, "except-gid")) {
-		conf_err(p->c, p->file, p->line, "'%s' is not supported by this fusebpfctl", key);
+		/* apply neither reads nor changes exceptions and event settings yet */
+		conf_err(p->c, p->file, p->line, "'%s' is not in the configuration format yet: after "
+			 "apply, 'fusebpfctl hide|deny %s %s add ID' (apply leaves exceptions alone)",
+			 key, p->f->name, key);
 	} else {
 		conf_err(p->c, p->file, p->line, "unknown key '%s' (filter, hide, hide-prefix, "
 			 "hide-suffix, hide-glob, hide-dotfiles, hide-errno, mode, uid, gid, rule, allow, "
