@@ -11,7 +11,8 @@
 #   run an incremental `make bzImage` in $FUSEBPF_CACHE/build-normal.
 #
 # Flavours (KERNEL_FLAVOR): both build from the same patched src/.
-#   normal  $FUSEBPF_CACHE/build-normal, tinyconfig + fusebpf.config;
+#   normal  $FUSEBPF_CACHE/build-normal, tinyconfig + fusebpf.config +
+#           fusebpf-normal.config (-O2);
 #           links $FUSEBPF_CACHE/bzImage-normal and vmlinux-normal
 #   debug   $FUSEBPF_CACHE/build-debug, tinyconfig + fusebpf.config +
 #           fusebpf-debug.config (KASAN, lockdep, ...);
@@ -36,7 +37,8 @@ die() { printf 'kernel/build.sh: %s\n' "$*" >&2; exit 1; }
 
 flavor=${KERNEL_FLAVOR:-normal}
 case "$flavor" in
-normal)	out=$cache/build-normal sfx=-normal fragments=("$here/fusebpf.config") ;;
+normal)	out=$cache/build-normal sfx=-normal
+	fragments=("$here/fusebpf.config" "$here/fusebpf-normal.config") ;;
 debug)	out=$cache/build-debug sfx=-debug
 	fragments=("$here/fusebpf.config" "$here/fusebpf-debug.config") ;;
 *)	die "KERNEL_FLAVOR must be normal or debug, not '$flavor'" ;;

@@ -656,8 +656,6 @@ static int t_rcu_walk_stores_nothing(void)
 	int ret = TAP_FAIL, fd, mfd = -1;
 	struct stat st;
 
-	TODO("patch 44: RCU walk takes name snapshots of unpinned backing dentries "
-	     "(double free of an external name) and stores to i_flags");
 	SETUP(HF_TMPFS, NULL);
 	EXPECT(run("mkdir -p %s/a/b/c && printf 12345 > %s/a/b/c/file", E.back, E.back) == 0);
 	EXPECT(hf_mount(false) == 0);
@@ -780,8 +778,6 @@ static int t_refused_uid_cached_walk(void)
 {
 	int ret = TAP_FAIL, cold = -1, opath = -1, watch = -1;
 
-	TODO("patch 45: no filter runs for a walk through cached names; expiring names "
-	     "(patch 46) should close it");
 	SETUP(HF_TMPFS, NULL);
 	EXPECT(run("mkdir -p %s/a/b %s/a/c && printf secret > %s/a/b/file && chmod -R a+rX %s",
 		   E.back, E.back, E.back, E.back) == 0);
