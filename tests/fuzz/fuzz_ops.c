@@ -254,6 +254,18 @@ static long op_copy(struct wk *w)
 			       fz_chance(&w->r, 50) ? &oo : NULL, len, 0);
 }
 
+/*
+ * Splicing into a file is left out while its open bug is (docs/testing.md,
+ * fuzz bug 2: lockdep, pipe->mutex against sb_writers in a backed splice
+ * write); FUZZ_SPLICE_WRITE=1 puts it back.
+ */
+static bool fz_splice_write(void)
+{
+	const char *v = getenv("FUZZ_SPLICE_WRITE");
+
+	return v && *v && strcmp(v, "0");
+}
+
 static long op_splice(struct wk *w)
 {
 	int in = wk_fd(w), out = wk_fd(w), p[2];
@@ -264,7 +276,7 @@ static long op_splice(struct wk *w)
 	if (pipe2(p, O_NONBLOCK))
 		return -1;
 	rc = splice(in, NULL, p[1], NULL, len, SPLICE_F_NONBLOCK);
-	if (rc > 0 || fz_chance(&w->r, 50)) {
+	if (fz_splice_write() && (rc > 0 || fz_chance(&w->r, 50))) {
 		if (rc <= 0 && write(p[1], "spliced!", 8) < 0)
 			rc = -1;
 		rc = splice(p[0], NULL, out, NULL, rc > 0 ? rc : 8, 0);

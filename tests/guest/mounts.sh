@@ -59,12 +59,18 @@ cover() {
 }
 
 uncover() {
-	local i
+	local i d
 	for ((i = ${#covered[@]} - 1; i >= 0; i--)); do
 		umount -l "${covered[i]}" 2>/dev/null
 		umount -l "$work/cover/$(echo "${covered[i]}" | tr / _)/orig" 2>/dev/null
 	done
 	covered=()
+	# A cover made in a subshell is not in covered[]: none of these is a
+	# mount point in the guest otherwise, and the suites after this one
+	# need the real /sbin (mkfs.ext4).
+	for d in "$(readlink -f /sbin)" /usr/local /etc; do
+		while mountpoint -q "$d"; do umount -l "$d" || break; done
+	done
 }
 
 install_tree() {
