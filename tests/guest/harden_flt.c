@@ -516,25 +516,27 @@ out:
 	return ret;
 }
 
+static int as_uid(uid_t uid, int (*fn)(const char *), const char *path);
+
+/* fstatat() of statat_dirfd/name: 0, or the errno (as_uid()'s callback) */
+static int statat_dirfd = -1;
+
+static int try_statat(const char *name)
+{
+	struct stat st;
+
+	return fstatat(statat_dirfd, name, &st, 0) ? errno : 0;
+}
+
 /*
- * stat() of dirfd/name as uid (forked): 0, or the errno. Relative to a
- * directory fd in the view, so that the walk starts in RCU walk.
+ * stat() of dirfd/name as uid (forked by as_uid()): 0, or the errno.
+ * Relative to a directory fd in the view, so that the walk starts in RCU
+ * walk.
  */
 static int stat_as(int dirfd, const char *name, uid_t uid)
 {
-	struct stat st;
-	int status;
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (uid && (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
-			    setresuid(uid, uid, uid)))
-			_exit(99);
-		_exit(fstatat(dirfd, name, &st, 0) ? errno & 0x7f : 0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	statat_dirfd = dirfd;
+	return as_uid(uid, try_statat, name);
 }
 
 /*
