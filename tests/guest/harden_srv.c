@@ -1438,6 +1438,98 @@ out:
 	return ret;
 }
 
+/* Splice len bytes from a pipe into the file at path (opened O_WRONLY): the result, or -errno. */
+static ssize_t splice_into(const char *path, size_t len)
+{
+	static char buf[4096];
+	int p[2], fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd < 0)
+		return -errno;
+	if (pipe2(p, O_CLOEXEC) == 0) {
+		if (write(p[1], buf, len) == (ssize_t)len)
+			n = splice(p[0], NULL, fd, NULL, len, 0);
+		n = n < 0 ? -errno : n;
+		close(p[0]);
+		close(p[1]);
+	}
+	close(fd);
+	return n;
+}
+
+#define MIX_FILES 6
+
+/*
+ * make fuzz, seed 0x3874923e1e7c2df5 epoch 120 (bug 2): lockdep "possible
+ * circular locking dependency", a real deadlock when the backing file
+ * system is being frozen. The chain: a rename of two backed files holds
+ * their FUSE inodes and takes the backing's freeze protection (as overlayfs
+ * does); a splice into a backing file holds that and takes the pipe's lock;
+ * a splice into a server's file held the pipe's lock and took the FUSE
+ * inode's; and a rename of a server's file over a backed one (or back)
+ * holds one FUSE inode and takes the other. Fixed by splicing into a
+ * server's file with its inode locked before the pipe, as overlayfs does.
+ * Only the debug kernel (lockdep) can fail this case.
+ */
+static int t_splice_served_rename_backed(void)
+{
+	int ret = TAP_FAIL, rc, i, j;
+	struct hs_ent *ent;
+	struct hs_env e;
+	char name[16];
+	struct stat st;
+
+	rc = hs_setup(&e, NULL);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	OK(mkdir(at(e.back, "d"), 0755));
+	EXPECT(write_file(at(e.back, "d/x"), "x", 1) == 0 && write_file(at(e.back, "d/y"), "y", 1) == 0);
+	hs_add(&e, FUSE_ROOT_ID, "d", at(e.back, "d"));
+	for (i = 0; i < MIX_FILES; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		ent = hs_add(&e, FUSE_ROOT_ID, name, NULL);
+		EXPECT(ent);
+		ent->nodeid = 10 + i;
+		ent->mode_set = true;
+		ent->mode = S_IFREG | 0644;
+		snprintf(name, sizeof(name), "b%d", i);
+		EXPECT(write_file(at(e.back, name), "b", 1) == 0);
+		ent = hs_add(&e, FUSE_ROOT_ID, name, at(e.back, name));
+		EXPECT(ent);
+		ent->open_flags = O_RDWR;
+	}
+	/* Interleaved, so that some server inode sits below some backed one */
+	for (i = 0; i < MIX_FILES; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		OK(stat(at(e.mnt, name), &st));
+		snprintf(name, sizeof(name), "b%d", i);
+		OK(stat(at(e.mnt, name), &st));
+	}
+	/* The server fails its WRITEs (EIO): the locks are taken all the same */
+	rc = splice_into(at(e.mnt, "s0"), 512);
+	EXPECT(rc == -EIO, "splice into a server's file: %s", rc < 0 ? strerror(-rc) : "written");
+	rc = splice_into(at(e.back, "b0"), 512);
+	EXPECT(rc == 512, "splice into a backing file: %s", rc < 0 ? strerror(-rc) : "short");
+	OK(rename(at(e.mnt, "d/x"), at(e.mnt, "d/y")));
+	/* Renames mixing the two kinds: the server refuses them (EIO) */
+	for (i = 0; i < MIX_FILES; i++)
+		for (j = 0; j < MIX_FILES; j++) {
+			char s[16], b[16];
+
+			snprintf(s, sizeof(s), "s%d", i);
+			snprintf(b, sizeof(b), "b%d", j);
+			rename(at(e.mnt, s), at(e.mnt, b));
+			rename(at(e.mnt, b), at(e.mnt, s));
+		}
+	EXPECT(run("dmesg | grep -q 'circular locking dependency'") != 0,
+	       "lockdep found a circular locking dependency (dmesg)");
+	ret = TAP_OK;
+out:
+	if (hs_teardown(&e))
+		ret = TAP_FAIL;
+	return ret;
+}
+
 /* Write a notification (code, then len bytes of arg) to /dev/fuse; 0 or -errno. */
 static int notify(int fd, int code, const void *arg, size_t len)
 {
@@ -2449,6 +2541,7 @@ CASE(backed_node_no_server_requests)
 CASE(idmapped_backing_refused)
 CASE(lseek_whence_rewrite)
 CASE(mmap_user_filter_eio)
+CASE(splice_served_rename_backed)
 
 static const struct tap_case cases[] = {
 	/* item 1 */
@@ -2486,6 +2579,7 @@ static const struct tap_case cases[] = {
 	{ "idmapped_backing_refused", c_idmapped_backing_refused },
 	{ "lseek_whence_rewrite", c_lseek_whence_rewrite },
 	{ "mmap_user_filter_eio", c_mmap_user_filter_eio },
+	{ "splice_served_rename_backed", c_splice_served_rename_backed },
 };
 
 TAP_MAIN("harden_srv", cases)

@@ -319,21 +319,29 @@ static uint32_t owner_id(const struct proc *P)
 }
 
 /*
- * Write P->buf[0..len) through a shared mapping: the size first (SETATTR,
- * which a filter may refuse), then the bytes (page faults on the backing
- * file, which no filter sees). Returns len, or 0 with errno.
+ * Write P->buf[0..len) through a shared mapping: the mapping first (MMAP,
+ * which a filter may refuse), then the size (SETATTR, likewise), then the
+ * bytes (page faults on the backing file, which no filter sees). Either
+ * refusal leaves the file as it was, so the model sees all or nothing: in
+ * the other order a policy switched between the two calls left a file of
+ * len zero bytes that the log said was empty. Returns len, or 0 with errno.
  */
 static uint32_t write_mmap(struct proc *P, int fd, uint32_t len)
 {
 	void *map;
+	int err;
 
-	if (ftruncate(fd, len))
-		return 0;
 	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED) {
-		if (P->fails++ < MAX_FAILS)
+		if (errno != EROFS && errno != EACCES && P->fails++ < MAX_FAILS)
 			printf("stress: %c%d: mmap of a file being written: %s\n", P->kind, P->id,
 			       strerror(errno));
+		return 0;
+	}
+	if (ftruncate(fd, len)) {
+		err = errno;
+		munmap(map, len);
+		errno = err;
 		return 0;
 	}
 	memcpy(map, P->buf, len);
