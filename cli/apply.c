@@ -33,13 +33,14 @@ void help_apply(FILE *out)
 		"\n"
 		"Make the loaded filters and their policies match the configuration: the\n"
 		"*.conf files of DIR (default %s, or $FUSEBPF_CONFIG), or FILE.\n"
-		"Filters missing are loaded, policies that differ are changed, and filters\n"
-		"that an earlier apply loaded from the same files and that are no longer in\n"
-		"them are unloaded; filters loaded by hand are left alone unless the files\n"
-		"name them. The whole configuration is checked first: an error (shown as\n"
-		"FILE:LINE) changes nothing. Each change is printed as the fusebpfctl command\n"
-		"that makes it; a second run finds nothing to change. The format is in\n"
-		"docs/filters.md and fusebpfctl(8).\n"
+		"Filters missing are loaded, policies that differ are changed (exceptions\n"
+		"and event settings included), and filters that an earlier apply loaded\n"
+		"from the same files and that are no longer in them are unloaded; filters\n"
+		"loaded by hand are left alone unless the files name them. The whole\n"
+		"configuration is checked first: an error (shown as FILE:LINE) changes\n"
+		"nothing. Each change is printed as the fusebpfctl command that makes it;\n"
+		"a second run finds nothing to change. The format is in docs/filters.md\n"
+		"and fusebpfctl(8).\n"
 		"\n"
 		"Options:\n"
 		"  -n, --dry-run   print the changes, make none\n"
@@ -73,6 +74,8 @@ static unsigned int pinned_maps(const char *name)
 		{ FUSEBPF_MAP_ATTR_RULES, CONF_ATTRS },
 		{ FUSEBPF_MAP_DENY_ALLOW, CONF_DENY },
 		{ FUSEBPF_MAP_CONFIG, CONF_CONFIG },
+		{ FUSEBPF_MAP_EXCEPT, CONF_EXCEPT },
+		{ FUSEBPF_MAP_EVENTS, CONF_EVENTS },
 	};
 	char path[4400];
 	unsigned int maps = 0;
@@ -107,6 +110,10 @@ static int object_maps(const char *path, unsigned int *maps)
 			*maps |= CONF_DENY;
 		else if (!strcmp(n, FUSEBPF_MAP_CONFIG))
 			*maps |= CONF_CONFIG;
+		else if (!strcmp(n, FUSEBPF_MAP_EXCEPT))
+			*maps |= CONF_EXCEPT;
+		else if (!strcmp(n, FUSEBPF_MAP_EVENTS))
+			*maps |= CONF_EVENTS;
 	}
 	bpf_object__close(obj);
 	return 0;
@@ -174,6 +181,10 @@ static int read_scalars(const char *name, struct vec *v)
 		{ POL_DOTFILES, 0 },
 		{ POL_HIDE_ERRNO, 0 },
 		{ POL_DENY_ERRNO, 0 },
+		{ POL_EVENTS, 0 },
+		{ POL_EV_RATE, 0 },
+		{ POL_EV_BURST, 0 },
+		{ POL_EV_READDIR, 0 },
 	};
 
 	if (fd < 0)
@@ -200,8 +211,23 @@ static int read_scalars(const char *name, struct vec *v)
 		case POL_HIDE_ERRNO:
 			p->val = cfg.hide_errno ? cfg.hide_errno : EACCES;
 			break;
-		default:
+		case POL_DENY_ERRNO:
 			p->val = cfg.deny_errno ? cfg.deny_errno : EROFS;
+			break;
+		case POL_EVENTS:
+			p->val = !(cfg.flags & FUSEBPF_CFG_NO_EVENTS);
+			break;
+		case POL_EV_READDIR:
+			p->val = !!(cfg.flags & FUSEBPF_CFG_EV_READDIR);
+			break;
+		/* as the filter reads them: 0 or too large is the default */
+		case POL_EV_RATE:
+			p->val = cfg.ev_rate && cfg.ev_rate <= FUSEBPF_EV_MAX ? (int)cfg.ev_rate :
+									     FUSEBPF_EV_RATE_DEFAULT;
+			break;
+		default:
+			p->val = cfg.ev_burst && cfg.ev_burst <= FUSEBPF_EV_MAX ? (int)cfg.ev_burst :
+									       FUSEBPF_EV_BURST_DEFAULT;
 			break;
 		}
 	}
@@ -233,6 +259,40 @@ static int read_patterns(const char *name, struct vec *v)
 	return 0;
 }
 
+/* The exceptions: one change per id and policy (conf.h). */
+static int read_except(const char *name, struct vec *v)
+{
+	struct fusebpf_except_key key, next;
+	struct policy_change *p;
+	void *prev = NULL;
+	uint32_t mask;
+	int fd = filter_obj_fd(name, FUSEBPF_MAP_EXCEPT);
+
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &mask))
+			continue;
+		for (uint32_t bit = 1; bit; bit <<= 1) {
+			if (!(mask & bit & POLICY_EXCEPTABLE))
+				continue;
+			if (!(p = vec_add(v, POL_EXCEPT_ADD))) {
+				close(fd);
+				return -ENOMEM;
+			}
+			p->id_kind = key.kind;
+			p->val = (int)key.id;
+			p->mask = bit;
+			snprintf(p->name, sizeof(p->name), "%s %u",
+				 key.kind == FUSEBPF_EXCEPT_GID ? "gid" : "uid", key.id);
+		}
+	}
+	close(fd);
+	return 0;
+}
+
 /* A loaded filter's policy, in the canonical form of conf.h. */
 static int policy_current(const char *name, struct vec *v)
 {
@@ -247,6 +307,8 @@ static int policy_current(const char *name, struct vec *v)
 		err = read_names(name, FUSEBPF_MAP_ATTR_RULES, POL_ATTR_SET, v);
 	if (!err)
 		err = read_names(name, FUSEBPF_MAP_DENY_ALLOW, POL_ALLOW_ADD, v);
+	if (!err)
+		err = read_except(name, v);
 	return err;
 }
 
@@ -271,6 +333,19 @@ static int policy_fresh(const struct conf_filter *f, unsigned int maps, struct v
 	if (!(p = vec_add(v, POL_DENY_ERRNO)))
 		return -ENOMEM;
 	p->val = EROFS;
+	if (!(maps & CONF_EVENTS))
+		return 0;
+	if (!(p = vec_add(v, POL_EVENTS)))
+		return -ENOMEM;
+	p->val = 1;
+	if (!(p = vec_add(v, POL_EV_RATE)))
+		return -ENOMEM;
+	p->val = FUSEBPF_EV_RATE_DEFAULT;
+	if (!(p = vec_add(v, POL_EV_BURST)))
+		return -ENOMEM;
+	p->val = FUSEBPF_EV_BURST_DEFAULT;
+	if (!(p = vec_add(v, POL_EV_READDIR)))
+		return -ENOMEM;
 	return 0;
 }
 

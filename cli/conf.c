@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The configuration files: an INI-like "key = value" format, parsed here
- * (a dozen keys, one level of [sections]: a library would not make it
+ * (two dozen keys, one level of [sections]: a library would not make it
  * shorter). No kernel needed.
  *
  *   # comment            (a line whose first non-blank character is # or ;)
@@ -9,6 +9,8 @@
  *   filter = hide        the built-in (hide, attrs, denywrite, stats, fusebpf)
  *                        or a .bpf.o path (relative: to the file's directory)
  *   hide = a.txt "b c"   lists: words, or "quoted" with \" and \\
+ *   except-uid = 1000    ids (numbers or names) hide and denywrite spare
+ *   events-rate = 10     the audit events' settings
  *   ...
  */
 #define _GNU_SOURCE
@@ -16,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,13 +56,13 @@ static void conf_err(struct conf *c, const char *file, int line, const char *fmt
 unsigned int conf_builtin_maps(const char *kind)
 {
 	if (!strcmp(kind, "hide"))
-		return CONF_HIDE | CONF_CONFIG;
+		return CONF_HIDE | CONF_CONFIG | CONF_EXCEPT | CONF_EVENTS;
 	if (!strcmp(kind, "attrs"))
 		return CONF_ATTRS | CONF_CONFIG;
 	if (!strcmp(kind, "denywrite"))
-		return CONF_DENY | CONF_CONFIG;
+		return CONF_DENY | CONF_CONFIG | CONF_EXCEPT | CONF_EVENTS;
 	if (!strcmp(kind, "fusebpf"))
-		return CONF_HIDE | CONF_ATTRS | CONF_DENY | CONF_CONFIG;
+		return CONF_HIDE | CONF_ATTRS | CONF_DENY | CONF_CONFIG | CONF_EXCEPT | CONF_EVENTS;
 	if (!strcmp(kind, "stats"))
 		return CONF_CONFIG;
 	return 0;
@@ -143,6 +146,7 @@ struct parse {
 	struct conf_filter *f;		/* the current section */
 	bool bad_section;		/* keys go nowhere (reported once) */
 	int seen_line[32];		/* scalar keys: the line that gave them */
+	int nids;			/* the distinct ids excepted in the section */
 };
 
 static struct policy_change *add_set(struct parse *p, enum policy_op op)
@@ -203,6 +207,7 @@ static void start_section(struct parse *p, char *s)
 	char *name;
 
 	p->f = NULL;
+	p->nids = 0;
 	memset(p->seen_line, 0, sizeof(p->seen_line));
 	if (!end || *trim(end + 1)) {
 		conf_err(c, p->file, p->line, "a section is [NAME] alone on its line");
@@ -374,7 +379,7 @@ static void rule_key(struct parse *p, char **w, int n)
 
 enum {
 	S_FILTER, S_DOTFILES, S_HIDE_ERRNO, S_DENY_ERRNO, S_POLICIES, S_POSTFILTER, S_MODE,
-	S_UID, S_GID,
+	S_UID, S_GID, S_EVENTS, S_EV_RATE, S_EV_BURST, S_EV_READDIR,
 };
 
 static bool one_value(struct parse *p, const char *key, int n)
@@ -385,11 +390,132 @@ static bool one_value(struct parse *p, const char *key, int n)
 	return false;
 }
 
+/* --- exceptions and events --------------------------------------------------- */
+
+/*
+ * except-uid, except-gid (every policy the filter can except from), and
+ * hide-/deny- of each (that policy only): true when key is one, with the
+ * policy (0: every one) and the kind of id.
+ */
+static bool except_key(const char *key, uint32_t *mask, uint32_t *kind)
+{
+	*mask = 0;
+	if (!strncmp(key, "hide-", 5)) {
+		*mask = FUSEBPF_POLICY_HIDE;
+		key += 5;
+	} else if (!strncmp(key, "deny-", 5)) {
+		*mask = FUSEBPF_POLICY_DENYWRITE;
+		key += 5;
+	}
+	if (strcmp(key, "except-uid") && strcmp(key, "except-gid"))
+		return false;
+	*kind = key[7] == 'g' ? FUSEBPF_EXCEPT_GID : FUSEBPF_EXCEPT_UID;
+	return true;
+}
+
+/*
+ * A uid or gid: a number up to 4294967294 ((uid_t)-1 means "no id"), or a
+ * name the system knows (resolved now: when apply runs). false when bad
+ * (reported).
+ */
+static bool except_id(struct parse *p, const char *s, bool gid, uint32_t *id)
+{
+	const char *what = gid ? "gid" : "uid";
+	bool number = s[strspn(s, "0123456789")] == 0;
+
+	if (number || (s[0] == '-' && s[1] && !s[1 + strspn(s + 1, "0123456789")])) {
+		if (s[0] != '-' && !policy_parse_id(s, gid, id))
+			return true;
+		conf_err(p->c, p->file, p->line, "bad %s '%s': out of range (0 to 4294967294)", what,
+			 s);
+		return false;
+	}
+	if (!policy_parse_id(s, gid, id))
+		return true;
+	conf_err(p->c, p->file, p->line, "bad %s '%s': no such %s (a number, or a name the "
+		 "system knows)", what, s, gid ? "group" : "user");
+	return false;
+}
+
+static bool id_listed(const struct conf_filter *f, uint32_t kind, uint32_t id)
+{
+	for (int i = 0; i < f->nset; i++)
+		if (f->set[i].op == POL_EXCEPT_ADD && f->set[i].id_kind == kind &&
+		    (uint32_t)f->set[i].val == id)
+			return true;
+	return false;
+}
+
+/* except-uid = ID... (and the others): one item per id, mask as the key says. */
+static void except_ids(struct parse *p, uint32_t mask, uint32_t kind, char **w, int n)
+{
+	bool gid = kind == FUSEBPF_EXCEPT_GID;
+	struct policy_change item = { .op = POL_EXCEPT_ADD, .id_kind = kind, .mask = mask };
+	uint32_t id;
+
+	need(p, CONF_EXCEPT | (mask & FUSEBPF_POLICY_HIDE ? CONF_HIDE : 0) |
+		(mask & FUSEBPF_POLICY_DENYWRITE ? CONF_DENY : 0));
+	for (int i = 0; i < n; i++) {
+		if (!except_id(p, w[i], gid, &id))
+			continue;
+		if (!id_listed(p->f, kind, id) && ++p->nids > FUSEBPF_EXCEPT_MAX) {
+			conf_err(p->c, p->file, p->line, "more than %d uids and gids excepted in [%s] "
+				 "(the exceptions map holds %d)", FUSEBPF_EXCEPT_MAX, p->f->name,
+				 FUSEBPF_EXCEPT_MAX);
+			return;
+		}
+		item.val = (int)id;
+		snprintf(item.name, sizeof(item.name), "%s %u", gid ? "gid" : "uid", id);
+		add_item(p, &item);
+	}
+}
+
+/* events, events-readdir = yes|no; events-rate, events-burst = N */
+static void events_key(struct parse *p, const char *key, char **w, int n)
+{
+	static const struct {
+		const char *key;
+		enum policy_op op;
+		int slot;
+	} k[] = {
+		{ "events", POL_EVENTS, S_EVENTS },
+		{ "events-readdir", POL_EV_READDIR, S_EV_READDIR },
+		{ "events-rate", POL_EV_RATE, S_EV_RATE },
+		{ "events-burst", POL_EV_BURST, S_EV_BURST },
+	};
+	uint32_t count;
+	size_t i;
+	int e;
+
+	for (i = 0; strcmp(k[i].key, key); i++)
+		;
+	need(p, CONF_EVENTS);
+	if (!once(p, k[i].slot, key) || !one_value(p, key, n))
+		return;
+	if (k[i].op == POL_EVENTS || k[i].op == POL_EV_READDIR) {
+		if ((e = parse_bool(w[0])) < 0)
+			conf_err(p->c, p->file, p->line, "%s = yes or no, not '%s'", key, w[0]);
+		else
+			scalar_key(p, k[i].op, e);
+		return;
+	}
+	if (policy_parse_ev_count(w[0], &count))
+		conf_err(p->c, p->file, p->line, "bad %s '%s' (1 to %d)", key, w[0], FUSEBPF_EV_MAX);
+	else
+		scalar_key(p, k[i].op, (int)count);
+}
+
+static bool is_events_key(const char *key)
+{
+	return !strcmp(key, "events") || !strcmp(key, "events-readdir") ||
+	       !strcmp(key, "events-rate") || !strcmp(key, "events-burst");
+}
+
 static void key_value(struct parse *p, const char *key, char *val)
 {
 	char *w[MAX_WORDS];
 	int n = split_words(val, w, MAX_WORDS), e;
-	uint32_t mask;
+	uint32_t mask, kind;
 
 	if (n < 0) {
 		conf_err(p->c, p->file, p->line, "'%s': an unterminated quote, or more than %d words",
@@ -473,15 +599,16 @@ static void key_value(struct parse *p, const char *key, char *val)
 			conf_err(p->c, p->file, p->line, "postfilter = yes or no, not '%s'", w[0]);
 		else
 			scalar_key(p, POL_POSTFILTER, e);
-	} else if (!strcmp(key, "except-uid") || !strcmp(key, "except-gid")) {
-		/* apply neither reads nor changes exceptions and event settings yet */
-		conf_err(p->c, p->file, p->line, "'%s' is not in the configuration format yet: after "
-			 "apply, 'fusebpfctl hide|deny %s %s add ID' (apply leaves exceptions alone)",
-			 key, p->f->name, key);
+	} else if (except_key(key, &mask, &kind)) {
+		except_ids(p, mask, kind, w, n);
+	} else if (is_events_key(key)) {
+		events_key(p, key, w, n);
 	} else {
 		conf_err(p->c, p->file, p->line, "unknown key '%s' (filter, hide, hide-prefix, "
 			 "hide-suffix, hide-glob, hide-dotfiles, hide-errno, mode, uid, gid, rule, allow, "
-			 "deny-errno, policies, postfilter)", key);
+			 "deny-errno, policies, postfilter, except-uid, except-gid, hide-except-uid, "
+			 "hide-except-gid, deny-except-uid, deny-except-gid, events, events-rate, "
+			 "events-burst, events-readdir)", key);
 	}
 }
 
@@ -553,18 +680,60 @@ void conf_parse(struct conf *c, const char *file, const char *text)
 
 /* --- completing a filter's policy ----------------------------------------------- */
 
-static const char *const map_names[CONF_NMAPS] = { "hide", "attrs", "denywrite", "config" };
+static const char *const map_names[CONF_NMAPS] = {
+	"hide policy", "attrs policy", "denywrite policy", "config map",
+	"exceptions (no map " FUSEBPF_MAP_EXCEPT ")", "audit events (no map " FUSEBPF_MAP_EVENTS ")",
+};
+
+/*
+ * An exception for every policy (mask 0, from except-uid or except-gid)
+ * becomes one for each policy of these the filter has. false when it has
+ * none of them (reported).
+ */
+static bool expand_excepts(struct parse *p, uint32_t policies)
+{
+	struct conf_filter *f = p->f;
+	int n = f->nset;
+
+	for (int i = 0; i < n; i++) {
+		struct policy_change e = f->set[i];
+
+		if (e.op != POL_EXCEPT_ADD || e.mask)
+			continue;
+		if (!policies) {
+			conf_err(p->c, f->file, f->need_line[__builtin_ctz(CONF_EXCEPT)],
+				 "filter '%s' (%s) has no hide or denywrite policy to except from",
+				 f->name, f->filter);
+			return false;
+		}
+		memmove(&f->set[i], &f->set[i + 1], (f->nset - i - 1) * sizeof(*f->set));
+		f->nset--;
+		n--;
+		i--;
+		for (uint32_t bit = 1; bit; bit <<= 1) {
+			e.mask = bit;
+			if (policies & bit)
+				add_item(p, &e);
+		}
+	}
+	return true;
+}
 
 void conf_complete(struct conf *c, struct conf_filter *f, unsigned int maps)
 {
 	static const struct {
 		enum policy_op op;
 		unsigned int map;
+		int val;
 	} scalars[] = {
-		{ POL_DOTFILES, CONF_HIDE },
-		{ POL_HIDE_ERRNO, CONF_HIDE },
-		{ POL_DENY_ERRNO, CONF_DENY },
-		{ POL_POSTFILTER, CONF_CONFIG },
+		{ POL_DOTFILES, CONF_HIDE, 0 },
+		{ POL_HIDE_ERRNO, CONF_HIDE, EACCES },
+		{ POL_DENY_ERRNO, CONF_DENY, EROFS },
+		{ POL_POSTFILTER, CONF_CONFIG, 1 },
+		{ POL_EVENTS, CONF_EVENTS, 1 },
+		{ POL_EV_RATE, CONF_EVENTS, FUSEBPF_EV_RATE_DEFAULT },
+		{ POL_EV_BURST, CONF_EVENTS, FUSEBPF_EV_BURST_DEFAULT },
+		{ POL_EV_READDIR, CONF_EVENTS, 0 },
 	};
 	bool builtin = strcmp(f->kind, "file") != 0;
 	struct parse p = { .c = c, .file = f->file, .f = f };
@@ -573,21 +742,21 @@ void conf_complete(struct conf *c, struct conf_filter *f, unsigned int maps)
 	for (int i = 0; i < CONF_NMAPS; i++) {
 		if (!(f->needs & (1u << i)) || (maps & (1u << i)))
 			continue;
-		conf_err(c, f->file, f->need_line[i], "filter '%s' (%s) has no %s policy", f->name,
+		conf_err(c, f->file, f->need_line[i], "filter '%s' (%s) has no %s", f->name,
 			 builtin ? f->kind : f->filter, map_names[i]);
 		missing++;
 	}
 	if (missing)
 		return;
+	if (!expand_excepts(&p, (maps & CONF_HIDE ? FUSEBPF_POLICY_HIDE : 0) |
+				(maps & CONF_DENY ? FUSEBPF_POLICY_DENYWRITE : 0)))
+		return;
 	/* The defaults, so that a setting removed from the file is reset. */
 	for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++) {
-		struct policy_change d = { .op = scalars[i].op };
+		struct policy_change d = { .op = scalars[i].op, .val = scalars[i].val };
 
-		if (!(maps & scalars[i].map))
-			continue;
-		d.val = d.op == POL_DOTFILES ? 0 : d.op == POL_HIDE_ERRNO ? EACCES :
-			d.op == POL_DENY_ERRNO ? EROFS : 1;
-		add_item(&p, &d);
+		if (maps & scalars[i].map)
+			add_item(&p, &d);
 	}
 	if (builtin && !f->policies_given && builtin_policies(f->kind)) {
 		struct policy_change d = { .op = POL_POLICIES, .val = builtin_policies(f->kind) };
@@ -713,7 +882,8 @@ int conf_read(const char *path, struct conf *c)
 static bool is_scalar(enum policy_op op)
 {
 	return op == POL_POLICIES || op == POL_POSTFILTER || op == POL_DOTFILES ||
-	       op == POL_HIDE_ERRNO || op == POL_DENY_ERRNO;
+	       op == POL_HIDE_ERRNO || op == POL_DENY_ERRNO || op == POL_EVENTS ||
+	       op == POL_EV_RATE || op == POL_EV_BURST || op == POL_EV_READDIR;
 }
 
 bool policy_same_key(const struct policy_change *a, const struct policy_change *b)
@@ -722,6 +892,8 @@ bool policy_same_key(const struct policy_change *a, const struct policy_change *
 		return false;
 	if (is_scalar(a->op))
 		return true;
+	if (a->op == POL_EXCEPT_ADD || a->op == POL_EXCEPT_DEL)
+		return a->id_kind == b->id_kind && a->val == b->val && a->mask == b->mask;
 	return a->pat_kind == b->pat_kind && !strcmp(a->name, b->name);
 }
 
@@ -769,6 +941,15 @@ bool policy_managed(const struct policy_change *c, unsigned int maps, bool polic
 		return maps & CONF_CONFIG;
 	case POL_POLICIES:
 		return policies && (maps & CONF_CONFIG);
+	case POL_EVENTS:
+	case POL_EV_RATE:
+	case POL_EV_BURST:
+	case POL_EV_READDIR:
+		return (maps & CONF_EVENTS) && (maps & CONF_CONFIG);
+	case POL_EXCEPT_ADD:
+		return (maps & CONF_EXCEPT) &&
+		       (c->mask == FUSEBPF_POLICY_HIDE ? maps & CONF_HIDE :
+			c->mask == FUSEBPF_POLICY_DENYWRITE ? maps & CONF_DENY : false);
 	default:
 		return false;
 	}
@@ -785,6 +966,8 @@ static enum policy_op inverse(enum policy_op op)
 		return POL_ATTR_DEL;
 	case POL_ALLOW_ADD:
 		return POL_ALLOW_DEL;
+	case POL_EXCEPT_ADD:
+		return POL_EXCEPT_DEL;
 	default:
 		return op;
 	}

@@ -6,10 +6,14 @@
  *
  * A filter's policy is kept as the list of changes that would set it up on a
  * fresh filter, in a canonical form: only the "set" operations (POL_POLICIES,
- * POL_POSTFILTER, POL_DOTFILES, POL_HIDE_ERRNO, POL_DENY_ERRNO, POL_HIDE_ADD,
- * POL_PATTERN_ADD, POL_ATTR_SET, POL_ALLOW_ADD), one per key. The state read
- * back from a loaded filter has the same form, so that comparing the two
- * gives the changes to make.
+ * POL_POSTFILTER, POL_DOTFILES, POL_HIDE_ERRNO, POL_DENY_ERRNO, POL_EVENTS,
+ * POL_EV_RATE, POL_EV_BURST, POL_EV_READDIR, POL_HIDE_ADD, POL_PATTERN_ADD,
+ * POL_ATTR_SET, POL_ALLOW_ADD, POL_EXCEPT_ADD), one per key. An exception is
+ * one POL_EXCEPT_ADD per id and policy (mask one FUSEBPF_POLICY_* bit, so
+ * that each prints as one policy command); while the file's filter object is
+ * not opened yet, mask 0 stands for every policy it can except from. The
+ * state read back from a loaded filter has the same form, so that comparing
+ * the two gives the changes to make.
  */
 #ifndef FUSEBPFCTL_CONF_H
 #define FUSEBPFCTL_CONF_H
@@ -29,7 +33,9 @@ enum {
 	CONF_ATTRS = 1 << 1,	/* attr_rules */
 	CONF_DENY = 1 << 2,	/* deny_allow */
 	CONF_CONFIG = 1 << 3,	/* fusebpf_config */
-	CONF_NMAPS = 4,
+	CONF_EXCEPT = 1 << 4,	/* fusebpf_except */
+	CONF_EVENTS = 1 << 5,	/* fusebpf_events (its settings are in fusebpf_config) */
+	CONF_NMAPS = 6,
 };
 
 struct conf_filter {

@@ -407,10 +407,106 @@ t_bad_config() {
 	return 0
 }
 
+# Run a command as a user (real and effective uid and gid, no other groups).
+as_uid() {
+	local u=$1
+	shift
+	setpriv --reuid "$u" --regid "$u" --clear-groups "$@"
+}
+
+# What uid U can do in the view: "sees reads writes" or "- - -" in their place.
+can() {
+	local u=$1 r=""
+	as_uid "$u" ls -A "$mnt" | grep -qx secret.txt && r+="sees " || r+="- "
+	[ "$(as_uid "$u" cat "$mnt/secret.txt" 2>/dev/null)" = secret ] && r+="reads " || r+="- "
+	as_uid "$u" sh -c "echo $u >'$mnt/by-$u'" 2>/dev/null && r+="writes" || r+="-"
+	rm -f "$back/by-$u"
+	echo "$r"
+}
+
+# Exceptions and event settings in the file: applied, idempotent, removed live.
+t_apply_exceptions() {
+	local owner=1000 svc=1001
+	make_tree case-e
+	chmod 1777 "$back"
+	chmod 644 "$back/secret.txt"
+	mkdir -p "$conf"
+	cat >"$conf/10-svc.conf" <<-EOF
+	# the service account sees and changes less than the owner
+	[svc]
+	filter = fusebpf
+	policies = hide,denywrite
+	hide = secret.txt
+	except-uid = $owner
+	hide-except-gid = 2000
+	events-rate = 10
+	events-readdir = yes
+	EOF
+	t fusebpfctl apply || return 1
+	out_has "hide svc except-uid add $owner" && out_has "deny svc except-uid add $owner" &&
+		out_has "hide svc except-gid add 2000" && out_has "policy svc events-rate 10" &&
+		out_has "policy svc events-readdir on" || return 1
+	grep -q "deny svc except-gid" "$work/out" && fail "gid 2000 excepted from denywrite" && return 1
+	t fusebpfctl -j policy svc || return 1
+	out_has '"except":[{"kind":"uid","id":1000,"policies":["hide","denywrite"]},{"kind":"gid","id":2000,"policies":["hide"]}]' &&
+		out_has '"events":{"enabled":true,"rate":10,"burst":200,"readdir":true}' || return 1
+	t mount -t fusebpf -o filter=svc "$back" "$mnt" || return 1
+	echo "owner: $(can $owner); service: $(can $svc)"
+	[ "$(can $owner)" = "sees reads writes" ] || fail "the owner is not excepted" || return 1
+	[ "$(can $svc)" = "- - -" ] || fail "the service account is excepted" || return 1
+	# Only the service account's refusals are reported.
+	t fusebpfctl events svc || return 1
+	out_has "denied create \"by-$svc\" uid=$svc" || return 1
+	grep -q "uid=$owner" "$work/out" && fail "events of the excepted owner" && return 1
+	# Again: nothing to change, nothing changed.
+	snapshot >"$work/before"
+	t fusebpfctl apply || return 1
+	out_has "apply: nothing to change" || return 1
+	snapshot >"$work/after"
+	t diff "$work/before" "$work/after" || return 1
+	# Bad values: each with its line, and nothing changes.
+	cp "$conf/10-svc.conf" "$work/good.conf"
+	cat >>"$conf/10-svc.conf" <<-'EOF'
+	except-uid = nosuchuser-fusebpf 4294967295
+	deny-except-gid = 12x
+	events-burst = 0
+	EOF
+	t fusebpfctl apply
+	[ $? = 1 ] && out_has "$conf/10-svc.conf:10: bad uid 'nosuchuser-fusebpf': no such user" &&
+		out_has "$conf/10-svc.conf:10: bad uid '4294967295': out of range" &&
+		out_has "$conf/10-svc.conf:11: bad gid '12x': no such group" &&
+		out_has "$conf/10-svc.conf:12: bad events-burst '0' (1 to 1000000)" &&
+		out_has "4 errors in $conf: nothing changed" || return 1
+	snapshot >"$work/after"
+	t diff "$work/before" "$work/after" || return 1
+	# The exception and the rate leave the file: gone live, from the mounted view.
+	grep -v -e '^except-uid' -e '^events-rate' "$work/good.conf" >"$conf/10-svc.conf"
+	t fusebpfctl apply --dry-run || return 1
+	out_has "hide svc except-uid del $owner" && out_has "deny svc except-uid del $owner" &&
+		out_has "policy svc events-rate 100" && out_has "3 changes to make (dry run" || return 1
+	[ "$(can $owner)" = "sees reads writes" ] || fail "the dry run changed the exceptions" || return 1
+	t fusebpfctl apply || return 1
+	out_has "3 changes made" || return 1
+	grep -q "except-gid" "$work/out" && fail "gid 2000 changed" && return 1
+	echo "owner: $(can $owner); service: $(can $svc)"
+	[ "$(can $owner)" = "- - -" ] || fail "the owner is still excepted" || return 1
+	[ "$(can $svc)" = "- - -" ] || fail "the service account is excepted" || return 1
+	t fusebpfctl -j policy svc || return 1
+	out_has '"except":[{"kind":"gid","id":2000,"policies":["hide"]}]' &&
+		out_has '"events":{"enabled":true,"rate":100,"burst":200,"readdir":true}' || return 1
+	t fusebpfctl apply || return 1
+	out_has "apply: nothing to change" || return 1
+	# Now the owner is refused too, and reported.
+	t fusebpfctl events svc || return 1
+	out_has "denied create \"by-$owner\" uid=$owner" || return 1
+	t umount "$mnt" || return 1
+	return 0
+}
+
 # --- the runner ------------------------------------------------------------------------
 
 cases=(t_installed t_fstab_mount_a t_mount_options t_apply_idempotent t_apply_takes_over t_apply_dry_run
-	t_bad_config)
+	t_bad_config t_apply_exceptions)
 sel=()
 for c in "${cases[@]}"; do
 	[ $# = 0 ] || [[ $c == *"$1"* ]] && sel+=("$c")

@@ -244,6 +244,14 @@ static int t_change_str(void)
 		{ { .op = POL_POLICIES, .val = 5 }, "policy f policies hide,denywrite" },
 		{ { .op = POL_POLICIES, .val = 0 }, "policy f policies none" },
 		{ { .op = POL_POSTFILTER, .val = 0 }, "policy f postfilter off" },
+		{ { .op = POL_EXCEPT_ADD, .id_kind = FUSEBPF_EXCEPT_UID, .val = 1000,
+		    .mask = FUSEBPF_POLICY_HIDE }, "hide f except-uid add 1000" },
+		{ { .op = POL_EXCEPT_DEL, .id_kind = FUSEBPF_EXCEPT_GID, .val = 5,
+		    .mask = FUSEBPF_POLICY_DENYWRITE }, "deny f except-gid del 5" },
+		{ { .op = POL_EVENTS, .val = 0 }, "policy f events off" },
+		{ { .op = POL_EV_READDIR, .val = 1 }, "policy f events-readdir on" },
+		{ { .op = POL_EV_RATE, .val = 10 }, "policy f events-rate 10" },
+		{ { .op = POL_EV_BURST, .val = 200 }, "policy f events-burst 200" },
 	};
 	char buf[1024];
 	int ret = TAP_FAIL;
@@ -254,6 +262,220 @@ static int t_change_str(void)
 	}
 	ret = TAP_OK;
 out:
+	return ret;
+}
+
+/* The exception of an id from one policy, as the canonical form keeps it. */
+static const struct policy_change *find_except(const struct conf_filter *f, uint32_t kind,
+					       uint32_t id, uint32_t mask)
+{
+	for (int i = 0; i < f->nset; i++)
+		if (f->set[i].op == POL_EXCEPT_ADD && f->set[i].id_kind == kind &&
+		    (uint32_t)f->set[i].val == id && f->set[i].mask == mask)
+			return &f->set[i];
+	return NULL;
+}
+
+static int t_except_events(void)
+{
+	static const char text[] =
+		"[ro]\n"
+		"filter = denywrite\n"
+		"except-uid = 1000 root\n"
+		"except-uid = 1000\n"
+		"except-gid = nogroup 4294967294\n"
+		"events-rate = 10\n"
+		"events-readdir = yes\n"
+		"[both]\n"
+		"filter = fusebpf\n"
+		"except-uid = 7\n"
+		"hide-except-uid = 8\n"
+		"deny-except-gid = 9\n"
+		"hide-except-uid = 7\n"
+		"events = no\n"
+		"events-burst = 1000000\n"
+		"[plain]\n"
+		"filter = hide\n"
+		"[obj]\n"
+		"filter = /o/x.bpf.o\n"
+		"except-gid = 3\n";
+	struct conf c = { .quiet = true };
+	const struct policy_change *p;
+	struct conf_filter *f;
+	int ret = TAP_FAIL;
+
+	conf_parse(&c, "x.conf", text);
+	EXPECT(c.nerrors == 0, "%s", c.first_error);
+	f = conf_find(&c, "ro");
+	/* denywrite only: except-uid is the denywrite exception; names resolved */
+	EXPECT(count(f, POL_EXCEPT_ADD) == 4, "%d", count(f, POL_EXCEPT_ADD));
+	EXPECT(find_except(f, FUSEBPF_EXCEPT_UID, 1000, FUSEBPF_POLICY_DENYWRITE));
+	EXPECT(find_except(f, FUSEBPF_EXCEPT_UID, 0, FUSEBPF_POLICY_DENYWRITE));
+	EXPECT(find_except(f, FUSEBPF_EXCEPT_GID, 65534, FUSEBPF_POLICY_DENYWRITE));
+	EXPECT(find_except(f, FUSEBPF_EXCEPT_GID, 4294967294u, FUSEBPF_POLICY_DENYWRITE));
+	EXPECT((p = find(f, POL_EV_RATE, NULL)) && p->val == 10);
+	EXPECT((p = find(f, POL_EV_READDIR, NULL)) && p->val == 1);
+	/* the defaults of the event settings left out */
+	EXPECT((p = find(f, POL_EVENTS, NULL)) && p->val == 1);
+	EXPECT((p = find(f, POL_EV_BURST, NULL)) && p->val == FUSEBPF_EV_BURST_DEFAULT);
+
+	/* combined: except-uid is both policies, hide-/deny- one */
+	f = conf_find(&c, "both");
+	EXPECT(count(f, POL_EXCEPT_ADD) == 4, "%d", count(f, POL_EXCEPT_ADD));
+	EXPECT(find_except(f, FUSEBPF_EXCEPT_UID, 7, FUSEBPF_POLICY_HIDE));
+	EXPECT(find_except(f, FUSEBPF_EXCEPT_UID, 7, FUSEBPF_POLICY_DENYWRITE));
+	EXPECT(find_except(f, FUSEBPF_EXCEPT_UID, 8, FUSEBPF_POLICY_HIDE));
+	EXPECT(find_except(f, FUSEBPF_EXCEPT_GID, 9, FUSEBPF_POLICY_DENYWRITE));
+	EXPECT((p = find(f, POL_EVENTS, NULL)) && p->val == 0);
+	EXPECT((p = find(f, POL_EV_BURST, NULL)) && p->val == 1000000);
+	EXPECT((p = find(f, POL_EV_RATE, NULL)) && p->val == FUSEBPF_EV_RATE_DEFAULT);
+
+	/* no exceptions in the file: none (apply removes those in the map) */
+	f = conf_find(&c, "plain");
+	EXPECT(count(f, POL_EXCEPT_ADD) == 0 && find(f, POL_EVENTS, NULL));
+	EXPECT(!find(conf_find(&c, "ro"), POL_DOTFILES, NULL));
+
+	/* an object: "every policy" until its maps are known */
+	f = conf_find(&c, "obj");
+	EXPECT(f->nset == 1 && find_except(f, FUSEBPF_EXCEPT_GID, 3, 0));
+	conf_complete(&c, f, CONF_HIDE | CONF_CONFIG | CONF_EXCEPT);
+	EXPECT(c.nerrors == 0, "%s", c.first_error);
+	EXPECT(count(f, POL_EXCEPT_ADD) == 1 && find_except(f, FUSEBPF_EXCEPT_GID, 3,
+							      FUSEBPF_POLICY_HIDE));
+	EXPECT(!find(f, POL_EVENTS, NULL), "no events map, no event settings");
+	ret = TAP_OK;
+out:
+	conf_free(&c);
+	return ret;
+}
+
+static int t_except_events_errors(void)
+{
+	static const struct {
+		const char *text, *error;
+	} bad[] = {
+		{ "[x]\nfilter = hide\nexcept-uid = 12abc\n",
+		  "f.conf:3: bad uid '12abc': no such user" },
+		{ "[x]\nfilter = hide\nexcept-gid = nosuchgroup-fusebpf\n",
+		  "f.conf:3: bad gid 'nosuchgroup-fusebpf': no such group" },
+		{ "[x]\nfilter = hide\nexcept-uid = 4294967295\n",
+		  "f.conf:3: bad uid '4294967295': out of range (0 to 4294967294)" },
+		{ "[x]\nfilter = hide\n\nexcept-uid = 1 99999999999999999999\n",
+		  "f.conf:4: bad uid '99999999999999999999': out of range" },
+		{ "[x]\nfilter = hide\nexcept-uid = -1\n", "f.conf:3: bad uid '-1': out of range" },
+		{ "[x]\nfilter = attrs\nexcept-uid = 1\n",
+		  "f.conf:3: filter 'x' (attrs) has no exceptions (no map fusebpf_except)" },
+		{ "[x]\nfilter = hide\ndeny-except-uid = 1\n",
+		  "f.conf:3: filter 'x' (hide) has no denywrite policy" },
+		{ "[x]\nfilter = stats\nevents = no\n",
+		  "f.conf:3: filter 'x' (stats) has no audit events (no map fusebpf_events)" },
+		{ "[x]\nfilter = hide\nevents = maybe\n", "f.conf:3: events = yes or no, not 'maybe'" },
+		{ "[x]\nfilter = hide\nevents-rate = 0\n", "f.conf:3: bad events-rate '0' (1 to 1000000)" },
+		{ "[x]\nfilter = hide\nevents-burst = 1000001\n", "f.conf:3: bad events-burst '1000001'" },
+		{ "[x]\nfilter = hide\nevents-rate = 5x\n", "f.conf:3: bad events-rate '5x'" },
+		{ "[x]\nfilter = hide\nevents-rate = 5\nevents-rate = 6\n",
+		  "f.conf:4: 'events-rate' given twice in [x] (first on line 3)" },
+		{ "[x]\nfilter = hide\nevents-readdir = yes no\n", "f.conf:3: 'events-readdir' takes one value" },
+		{ "[x]\nfilter = hide\nexcept-user = 1\n", "f.conf:3: unknown key 'except-user'" },
+	};
+	char text[8192];
+	int ret = TAP_FAIL, len;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct conf c = { .quiet = true };
+
+		conf_parse(&c, "f.conf", bad[i].text);
+		EXPECT(c.nerrors == 1 && !strncmp(c.first_error, bad[i].error, strlen(bad[i].error)),
+		       "case %zu: %d errors, first '%s', expected '%s'", i, c.nerrors, c.first_error,
+		       bad[i].error);
+		conf_free(&c);
+	}
+	/* The map holds FUSEBPF_EXCEPT_MAX ids (uids and gids); one more is an error. */
+	len = snprintf(text, sizeof(text), "[x]\nfilter = fusebpf\nexcept-uid = 1 2 3\n");
+	for (int id = 0; id < FUSEBPF_EXCEPT_MAX - 3; id++)	/* lines 4 to 256 */
+		len += snprintf(text + len, sizeof(text) - len, "except-gid = %d\n", id);
+	{
+		struct conf c = { .quiet = true };
+
+		conf_parse(&c, "f.conf", text);
+		EXPECT(c.nerrors == 0, "%d ids: %s", FUSEBPF_EXCEPT_MAX, c.first_error);
+		EXPECT(count(conf_find(&c, "x"), POL_EXCEPT_ADD) == 2 * FUSEBPF_EXCEPT_MAX);
+		conf_free(&c);
+		/* the same ids again and the same uid for hide only: no new id */
+		len += snprintf(text + len, sizeof(text) - len,
+				"except-uid = 1 2\nhide-except-uid = 3\nexcept-uid = 4\n");
+		memset(&c, 0, sizeof(c));
+		c.quiet = true;
+		conf_parse(&c, "f.conf", text);
+		EXPECT(c.nerrors == 1 && !strcmp(c.first_error, "f.conf:259: more than 256 uids and "
+						 "gids excepted in [x] (the exceptions map holds 256)"),
+		       "%d: %s", c.nerrors, c.first_error);
+		conf_free(&c);
+	}
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+static struct policy_change ex(uint32_t kind, uint32_t id, uint32_t mask)
+{
+	struct policy_change c = { .op = POL_EXCEPT_ADD, .id_kind = kind, .val = (int)id,
+				   .mask = mask };
+
+	return c;
+}
+
+static int t_diff_except_events(void)
+{
+	const uint32_t H = FUSEBPF_POLICY_HIDE, D = FUSEBPF_POLICY_DENYWRITE, U = FUSEBPF_EXCEPT_UID,
+		       G = FUSEBPF_EXCEPT_GID;
+	const unsigned int maps = CONF_HIDE | CONF_DENY | CONF_CONFIG | CONF_EXCEPT | CONF_EVENTS;
+	struct policy_change want[] = {
+		ch(POL_EVENTS, "", 1),
+		ch(POL_EV_RATE, "", 10),
+		ch(POL_EV_BURST, "", FUSEBPF_EV_BURST_DEFAULT),
+		ex(U, 1000, D),
+		ex(U, 7, H),
+		ex(G, 7, D),
+	};
+	struct policy_change cur[] = {
+		ex(U, 1000, H),	/* 1000: hide -> denywrite */
+		ex(U, 1000, D),
+		ex(U, 7, H),
+		ex(U, 5, D),	/* gone */
+		ch(POL_EVENTS, "", 0),
+		ch(POL_EV_RATE, "", FUSEBPF_EV_RATE_DEFAULT),
+		ch(POL_EV_BURST, "", FUSEBPF_EV_BURST_DEFAULT),
+	};
+	struct policy_change *d = NULL;
+	char buf[256];
+	int ret = TAP_FAIL, n;
+
+	n = policy_diff(want, 6, cur, 7, maps, false, &d);
+	EXPECT(n == 5, "%d changes", n);
+	EXPECT(d[0].op == POL_EVENTS && d[0].val == 1);
+	EXPECT(d[1].op == POL_EV_RATE && d[1].val == 10);
+	/* removals before additions, each one id and policy */
+	EXPECT(d[2].op == POL_EXCEPT_DEL && d[2].val == 1000 && d[2].mask == H);
+	EXPECT(d[3].op == POL_EXCEPT_DEL && d[3].val == 5 && d[3].mask == D);
+	EXPECT(d[4].op == POL_EXCEPT_ADD && d[4].id_kind == G && d[4].val == 7 && d[4].mask == D);
+	policy_change_str("f", &d[2], buf, sizeof(buf));
+	EXPECT(!strcmp(buf, "hide f except-uid del 1000"), "%s", buf);
+	policy_change_str("f", &d[4], buf, sizeof(buf));
+	EXPECT(!strcmp(buf, "deny f except-gid add 7"), "%s", buf);
+	free(d);
+	d = NULL;
+	/* Idempotent: the wanted state against itself. */
+	n = policy_diff(want, 6, want, 6, maps, false, &d);
+	EXPECT(n == 0, "%d", n);
+	free(d);
+	d = NULL;
+	/* A filter without the maps: exceptions and event settings not managed. */
+	n = policy_diff(want, 6, cur, 7, CONF_HIDE | CONF_CONFIG, false, &d);
+	EXPECT(n == 0, "%d", n);
+	ret = TAP_OK;
+out:
+	free(d);
 	return ret;
 }
 
@@ -312,6 +534,9 @@ static const struct tap_case cases[] = {
 	{ "policy_diff", t_diff },
 	{ "change_as_command", t_change_str },
 	{ "read_directory", t_read_dir },
+	{ "except_and_events_keys", t_except_events },
+	{ "except_and_events_errors", t_except_events_errors },
+	{ "policy_diff_except_events", t_diff_except_events },
 };
 
 TAP_MAIN("cli_conf", cases)
