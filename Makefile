@@ -70,7 +70,7 @@ HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats cli_events 
 HOST_BINS     := $(HOST_TESTS:%=$(BUILD)/tests/host/%)
 # Host tests that are scripts: the VM harness (boots the normal kernel), the
 # systemd unit (systemd-analyze verify on the staged install).
-HOST_SCRIPTS  := tests/host/vm_harness.sh tests/host/unit_verify.sh
+HOST_SCRIPTS  := tests/host/vm_harness.sh tests/host/unit_verify.sh tests/host/bench_compare.sh
 TEST_CFLAGS   := $(CFLAGS) -Wno-format-zero-length $(LIBBPF_CFLAGS) -Itests/lib -I$(BUILD)/tests
 
 tests: $(GUEST_BINS) $(HOST_BINS)
@@ -275,11 +275,13 @@ demo: all
 # bench.tsv, bench.svg. Always the normal kernel: KASAN and lockdep would
 # dominate the numbers. The job's source tree is cut from Debian's
 # linux-source tarball once.
+# BENCH_CPUS=1 pins the guest to host CPU 1 (taskset), away from other work.
+# bench/compare.sh A B says whether two runs' results agree.
 BENCH_OUT := $(BUILD)/bench
 BENCH_SRC_DIRS := fs/ext4 fs/fuse fs/overlayfs fs/xfs kernel/bpf mm
 bench: all $(BENCH_OUT)/fsbench $(BENCH_OUT)/src.tar
 	$(Q)FUSEBPF_KERNEL=normal VM_OUT=$${VM_OUT:-$(abspath $(BENCH_OUT))/vm} VM_TIMEOUT=$${VM_TIMEOUT:-5400} \
-		kernel/vm.sh bench/bench.sh && \
+		$(if $(BENCH_CPUS),taskset -c $(BENCH_CPUS)) env -u BENCH_OUT kernel/vm.sh bench/bench.sh && \
 		cp $${VM_OUT:-$(BENCH_OUT)/vm}/bench.* $(BENCH_OUT)/ && \
 		bench/chart.sh $(BENCH_OUT)/bench.dat $(BENCH_OUT)/bench.svg
 
