@@ -23,6 +23,8 @@
 				 * the postfilter sets entry_valid 0 for it */
 #define HF_UID		128	/* HF_PRE_RET only for the uid in pad */
 #define HF_EXPIRE	256	/* LOOKUP: the postfilter sets entry_valid 0 (names expire at once) */
+#define HF_POST_UID	512	/* LOOKUP: as HF_PER_UID, but the postfilter decides: "secret"
+				 * is ENOENT but for uid 0, who gets entry_valid 0 */
 
 /* note slots */
 #define NOTE_NOT_BLOCK	0	/* ACCESS prefilters with MAY_NOT_BLOCK in the mask */
@@ -213,6 +215,31 @@ static __always_inline int per_uid_post(struct fuse_bpf_ctx *ctx, struct hf_cfg 
 	return 0;
 }
 
+/* HF_POST_UID: is LOOKUP's name "secret"? */
+static __always_inline bool post_uid_name(struct fuse_bpf_ctx *ctx)
+{
+	struct fusebpf_name n;
+
+	return fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n) >= 0 && fusebpf_name_eq(&n, "secret");
+}
+
+/* HF_POST_UID: the verdict about "secret" is the postfilter's, which sees the entry. */
+static __always_inline int post_uid_post(struct fuse_bpf_ctx *ctx)
+{
+	struct fuse_entry_out eo;
+
+	if (fusebpf_error_in(ctx) || !post_uid_name(ctx))
+		return 0;
+	if ((__u32)bpf_get_current_uid_gid())
+		return -ENOENT;
+	if (fusebpf_get(ctx, FUSE_BPF_OUT_ARG(0), &eo) < 0)
+		return 0;
+	eo.entry_valid = 0;
+	eo.entry_valid_nsec = 0;
+	fusebpf_set(ctx, FUSE_BPF_OUT_ARG(0), &eo);
+	return 0;
+}
+
 /* HF_EXPIRE: the name's dentry expires at once (patch 46). */
 static __always_inline int expire_post(struct fuse_bpf_ctx *ctx)
 {
@@ -262,6 +289,8 @@ static __always_inline int pre(struct fuse_bpf_ctx *ctx, __u32 op, struct hf_cfg
 		falloc_pre(ctx);
 	if ((c->flags & HF_PER_UID) && op == FUSE_LOOKUP)
 		return per_uid_pre(ctx);
+	if ((c->flags & HF_POST_UID) && op == FUSE_LOOKUP)
+		return FUSE_BPF_BACKING | (post_uid_name(ctx) ? FUSE_BPF_POST_FILTER : 0);
 	if ((c->flags & HF_PRE_RET) &&
 	    (!(c->flags & HF_UID) || (__u32)bpf_get_current_uid_gid() == c->pad))
 		return c->pre_ret;
@@ -286,6 +315,8 @@ static __always_inline int post(struct fuse_bpf_ctx *ctx, __u32 op, struct hf_cf
 		return lseek_post(ctx);
 	if ((c->flags & HF_PER_UID) && op == FUSE_LOOKUP)
 		return per_uid_post(ctx, c);
+	if ((c->flags & HF_POST_UID) && op == FUSE_LOOKUP)
+		return post_uid_post(ctx);
 	if ((c->flags & HF_EXPIRE) && op == FUSE_LOOKUP && !err)
 		return expire_post(ctx);
 	return c->flags & HF_POST ? c->post_ret : 0;

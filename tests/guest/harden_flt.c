@@ -54,6 +54,7 @@
 #define HF_LSEEK	16
 #define HF_FALLOC	32
 #define HF_PER_UID	64
+#define HF_POST_UID	512
 
 #define NOTE_NOT_BLOCK	0
 #define NOTE_ECHILD	1
@@ -78,6 +79,9 @@ struct hf_srv {
 	uint32_t rename_add;	/* RENAME2 prefilter: flags added */
 	uint32_t readdir_size;	/* READDIR prefilter: size replied (0: echo) */
 	uint32_t access, access_not_block, mknod, rename2, readdir, other;
+	uint32_t lookup;	/* LOOKUP prefilters received */
+	uint32_t hold;		/* set: LOOKUP prefilters wait before they are answered */
+	char lookup_name[4][128]; /* the names of the first four, as received */
 };
 
 enum hf_kind { HF_TMPFS, HF_EXT4 };
@@ -237,6 +241,19 @@ static int srv_prefilter(int fd, struct tfuse_req *req)
 		s->rename2++;
 		ri.flags |= s->rename_add;
 		return tfuse_reply(fd, u, 0, &ri, sizeof(ri));
+	}
+	if (op == FUSE_LOOKUP) {
+		uint32_t n = __atomic_fetch_add(&s->lookup, 1, __ATOMIC_SEQ_CST);
+
+		if (n < ARRAY_SIZE(s->lookup_name)) {
+			size_t len = req->arglen < 127 ? req->arglen : 127;
+
+			memcpy(s->lookup_name[n], req->arg, len);
+			s->lookup_name[n][len] = 0;
+		}
+		while (__atomic_load_n(&s->hold, __ATOMIC_SEQ_CST))
+			usleep(10000);
+		return tfuse_reply(fd, u, 0, NULL, 0);
 	}
 	if (op == FUSE_READDIR) {
 		struct fuse_read_in ri = *(struct fuse_read_in *)req->arg;
@@ -844,6 +861,228 @@ out:
 		close(cwd);
 	if (mounted)
 		umount2(M("d"), MNT_DETACH);
+	hf_teardown();
+	return ret;
+}
+
+/* --- review of 47-50 (review2.KERNEL.md): names the LOOKUP filter does not see again -- */
+
+#define NOBODY 65534
+
+/*
+ * review2.KERNEL.md, finding 1: a LOOKUP postfilter's timeout (46) is the
+ * only thing that keeps a caller-dependent verdict out of the dentry cache,
+ * and only fuse_lookup_finalize() sets it. A name made through the view
+ * (create, mkdir, rename onto it, link) is a dentry that no LOOKUP filled:
+ * it never expires, and every user is served it from the cache. Here the
+ * filter (HF_PER_UID) shows "secret" to root only and gives it entry_valid
+ * 0; root makes it four ways, and nobody's stat must stay ENOENT each time
+ * (as it is when nobody asks first, and when root only looked it up).
+ */
+static int t_created_name_expires(void)
+{
+	static const char *const how[] = { "open(O_CREAT)", "mkdir", "rename onto it", "link" };
+	int ret = TAP_FAIL, mfd = -1, fd, e[4], leaks = 0;
+	char msg[256] = "";
+
+	TODO("review2 1: a name made through the view gets no LOOKUP postfilter timeout");
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(run("mkdir %s/d && echo p > %s/d/public && chmod -R a+rX %s", E.back, E.back,
+		   E.back) == 0);
+	EXPECT(set_cfg(FUSE_LOOKUP, HF_PER_UID, 0, 1) == 0);
+	EXPECT(hf_mount(false) == 0);
+	mfd = open(M("d"), O_RDONLY | O_DIRECTORY);
+	EXPECT(mfd >= 0, "open the view's d: %s", strerror(errno));
+	EXPECT((e[0] = stat_as(mfd, "secret", NOBODY)) == ENOENT, "nobody, first: %s",
+	       err_name(e[0]));
+
+	fd = openat(mfd, "secret", O_CREAT | O_WRONLY, 0644);
+	EXPECT(fd >= 0, "create: %s", strerror(errno));
+	close(fd);
+	e[0] = stat_as(mfd, "secret", NOBODY);
+	OK(unlinkat(mfd, "secret", 0));
+	OK(mkdirat(mfd, "secret", 0755));
+	e[1] = stat_as(mfd, "secret", NOBODY);
+	OK(unlinkat(mfd, "secret", AT_REMOVEDIR));
+	fd = openat(mfd, "x", O_CREAT | O_WRONLY, 0644);
+	EXPECT(fd >= 0, "create x: %s", strerror(errno));
+	close(fd);
+	OK(renameat(mfd, "x", mfd, "secret"));
+	e[2] = stat_as(mfd, "secret", NOBODY);
+	OK(unlinkat(mfd, "secret", 0));
+	OK(linkat(mfd, "public", mfd, "secret", 0));
+	e[3] = stat_as(mfd, "secret", NOBODY);
+	for (int i = 0; i < 4; i++) {
+		size_t l = strlen(msg);
+
+		leaks += e[i] != ENOENT;
+		snprintf(msg + l, sizeof(msg) - l, "%s%s: %s", i ? ", " : "", how[i],
+			 err_name(e[i]));
+	}
+	EXPECT(!leaks, "nobody's stat of \"secret\" after root made it by %s", msg);
+	ret = TAP_OK;
+out:
+	if (mfd >= 0)
+		close(mfd);
+	hf_teardown();
+	return ret;
+}
+
+/*
+ * review2.KERNEL.md, finding 2: an expired name runs only the LOOKUP
+ * prefilter again (49). A filter whose verdict is its postfilter's (which
+ * sees the entry: owner, mode, ...; and only a postfilter can set the
+ * entry_valid that makes the name expire) is never asked again: the name
+ * one user was shown stays served to every user. HF_POST_UID: the
+ * postfilter hides "secret" from all but root and gives it entry_valid 0.
+ */
+static int t_expired_name_postfilter(void)
+{
+	int ret = TAP_FAIL, mfd = -1, e;
+
+	TODO("review2 2: an expired name runs the LOOKUP prefilter only, not the postfilter");
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(run("mkdir %s/d && echo s > %s/d/secret && chmod -R a+rX %s", E.back, E.back,
+		   E.back) == 0);
+	EXPECT(set_cfg(FUSE_LOOKUP, HF_POST_UID, 0, 0) == 0);
+	EXPECT(hf_mount(false) == 0);
+	mfd = open(M("d"), O_RDONLY | O_DIRECTORY);
+	EXPECT(mfd >= 0, "open the view's d: %s", strerror(errno));
+	EXPECT((e = stat_as(mfd, "secret", NOBODY)) == ENOENT, "nobody, first: %s", err_name(e));
+	EXPECT((e = stat_as(mfd, "secret", 0)) == 0, "root: %s", strerror(e));
+	for (int i = 0; i < 3; i++)
+		EXPECT((e = stat_as(mfd, "secret", NOBODY)) == ENOENT,
+		       "nobody after root looked it up (round %d): %s", i, err_name(e));
+	ret = TAP_OK;
+out:
+	if (mfd >= 0)
+		close(mfd);
+	hf_teardown();
+	return ret;
+}
+
+static char proc_state(pid_t pid);
+
+/* fstatat(dirfd, name) as uid, in a child left running: its pid. */
+static pid_t statat_bg(int dirfd, const char *name, uid_t uid)
+{
+	pid_t pid = fork();
+	struct stat st;
+
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+			_exit(255);
+		_exit(fstatat(dirfd, name, &st, 0) ? errno : 0);
+	}
+	return pid;
+}
+
+/* Wait until E.srv->lookup reaches n, at most 3 s. */
+static bool srv_lookups_reach(uint32_t n)
+{
+	for (int i = 0; i < 300; i++) {
+		if (__atomic_load_n(&E.srv->lookup, __ATOMIC_SEQ_CST) >= n)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* Did the kernel log "BUG: KASAN" since kmsg (opened at its end)? The line, or NULL. */
+static const char *kasan_report(int kmsg)
+{
+	static char rec[1024];
+	ssize_t len;
+
+	while ((len = read(kmsg, rec, sizeof(rec) - 1)) > 0 || (len < 0 && errno == EPIPE)) {
+		if (len <= 0)
+			continue;
+		rec[len] = 0;
+		if (strstr(rec, "BUG: KASAN"))
+			return strchr(rec, ';') ? strchr(rec, ';') + 1 : rec;
+	}
+	return NULL;
+}
+
+#define LONG_NAME2 "b-name-longer-than-the-inline-32-bytes-of-a-dentry"
+
+/*
+ * review2.KERNEL.md, finding 3: fuse_bpf_revalidate_filter() (49) hands
+ * the filter entry->d_name as LOOKUP's in arg, in ref walk with neither the
+ * parent locked nor the name pinned. A rename meanwhile frees an external
+ * name (kfree_rcu() in copy_name()); a server prefilter (FUSE_BPF_USER_FILTER)
+ * copies the name when the server reads the request, which the server
+ * decides: a use-after-free read whose bytes go to the server. Here uid
+ * 1000's prefilter goes to the server, which holds a first request while a
+ * second one, about LONG_NAME, waits unread; root renames LONG_NAME, the
+ * name is freed (kfree_rcu drains within 5 s), names of the same size are
+ * allocated, then the server reads: it must get LONG_NAME. On the debug
+ * kernel KASAN reports the read, which fails make check's log check even
+ * for a TODO case: so the case runs only with TEST_HF_NAME_RACE=1.
+ */
+static int t_revalidate_name_freed(void)
+{
+	int ret = TAP_FAIL, dfd = -1, kmsg = -1, st;
+	pid_t p1 = -1, p2 = -1;
+	const char *kasan;
+	struct stat sb;
+	char z[160];
+
+	TODO("review2 3: the revalidation's LOOKUP prefilter reads an unpinned d_name");
+	if (!getenv("TEST_HF_NAME_RACE") || !strcmp(getenv("TEST_HF_NAME_RACE"), "0"))
+		SKIP("a use-after-free (KASAN report on the debug kernel): TEST_HF_NAME_RACE=1 runs it");
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(run("mkdir %s/d %s/z && touch %s/d/a %s/d/" LONG_NAME " && chmod -R a+rwX %s",
+		   E.back, E.dir, E.back, E.back, E.back) == 0);
+	/* uid 1000's LOOKUP prefilters go to the server; every name expires at once */
+	EXPECT(set_cfg_uid(FUSE_LOOKUP, HF_PRE_RET | HF_EXPIRE, FUSE_BPF_USER_FILTER,
+			   FILTER_UID) == 0);
+	EXPECT(hf_mount(true) == 0);
+	dfd = open(M("d"), O_RDONLY | O_DIRECTORY);
+	EXPECT(dfd >= 0, "open the view's d: %s", strerror(errno));
+	EXPECT(fstatat(dfd, "a", &sb, 0) == 0 && fstatat(dfd, LONG_NAME, &sb, 0) == 0,
+	       "root's lookups: %s", strerror(errno));
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (kmsg >= 0)
+		lseek(kmsg, 0, SEEK_END);
+	__atomic_store_n(&E.srv->hold, 1, __ATOMIC_SEQ_CST);
+	p1 = statat_bg(dfd, "a", FILTER_UID);
+	EXPECT(p1 > 0 && srv_lookups_reach(1), "the first LOOKUP prefilter did not reach the server");
+	p2 = statat_bg(dfd, LONG_NAME, FILTER_UID);
+	EXPECT(p2 > 0);
+	usleep(300000);
+	EXPECT(proc_state(p2) == 'S', "the second walk is not waiting (state %c)", proc_state(p2));
+	EXPECT(renameat(dfd, LONG_NAME, dfd, LONG_NAME2) == 0, "rename: %s", strerror(errno));
+	sleep(6);
+	for (int i = 0; i < 64; i++) {
+		snprintf(z, sizeof(z), "%s/z/%0*d", E.dir, (int)strlen(LONG_NAME), i);
+		memset(z + strlen(E.dir) + 3, 'Z', strlen(LONG_NAME) - 2);
+		close(open(z, O_CREAT | O_WRONLY, 0644));
+	}
+	__atomic_store_n(&E.srv->hold, 0, __ATOMIC_SEQ_CST);
+	waitpid(p1, &st, 0);
+	waitpid(p2, &st, 0);
+	p1 = p2 = -1;
+	EXPECT(E.srv->lookup >= 2, "%u LOOKUP prefilters", E.srv->lookup);
+	kasan = kmsg >= 0 ? kasan_report(kmsg) : NULL;
+	EXPECT(!kasan, "%s", kasan);
+	for (char *c = E.srv->lookup_name[1]; *c; c++)
+		*c = *c >= ' ' && *c < 127 ? *c : '?';
+	EXPECT(!strcmp(E.srv->lookup_name[1], LONG_NAME),
+	       "the server's LOOKUP prefilter got \"%s\", not \"" LONG_NAME "\"",
+	       E.srv->lookup_name[1]);
+	ret = TAP_OK;
+out:
+	if (E.srv && E.srv != MAP_FAILED)
+		__atomic_store_n(&E.srv->hold, 0, __ATOMIC_SEQ_CST);
+	if (p1 > 0)
+		waitpid(p1, &st, 0);
+	if (p2 > 0)
+		waitpid(p2, &st, 0);
+	if (kmsg >= 0)
+		close(kmsg);
+	if (dfd >= 0)
+		close(dfd);
 	hf_teardown();
 	return ret;
 }
@@ -2097,6 +2336,9 @@ static const struct tap_case cases[] = {
 	{ "rcu_walk_stores_nothing", t_rcu_walk_stores_nothing },
 	{ "refused_uid_cached_walk", t_refused_uid_cached_walk },
 	{ "expired_name_keeps_mounts", t_expired_name_keeps_mounts },
+	{ "created_name_expires", t_created_name_expires },
+	{ "expired_name_postfilter", t_expired_name_postfilter },
+	{ "revalidate_name_freed", t_revalidate_name_freed },
 	{ "exec_open_flags_say_exec", t_exec_open_flags },
 	{ "ro_bind_backing_erofs", t_ro_bind },
 	{ "frozen_backing_blocks", t_frozen_backing },
