@@ -961,6 +961,45 @@ out:
 	return ret;
 }
 
+static int try_mkdir(const char *path)
+{
+	if (mkdir(path, 0755))
+		return errno;
+	rmdir(path);
+	return 0;
+}
+
+/*
+ * review2.KERNEL.md, finding 4: a name hidden from the caller is refused
+ * by the MKDIR prefilter (here EPERM, as hide's hide_errno) whether or not
+ * a file of that name exists (hide.bpf.h: EEXIST "would reveal it exists").
+ * Once an allowed user's lookup left the name cached (expired, 46), the
+ * caller's mkdir (likewise open(O_CREAT), symlink, link, rename onto it)
+ * fails in revalidation with the LOOKUP prefilter's ENOENT (49) instead:
+ * the errno says that the hidden file exists (and was in use).
+ */
+static int t_expired_name_create_errno(void)
+{
+	int ret = TAP_FAIL, before, after;
+
+	TODO("review2 4: a create onto an expired hidden name fails with LOOKUP's errno, not the create's");
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(run("mkdir -m 1777 %s/d && echo s > %s/d/secret", E.back, E.back) == 0);
+	EXPECT(set_cfg(FUSE_LOOKUP, HF_PER_UID, 0, 1) == 0);
+	EXPECT(set_cfg(FUSE_MKDIR, HF_PRE_RET, -EPERM, 0) == 0);
+	EXPECT(hf_mount(false) == 0);
+	before = as_uid(NOBODY, try_mkdir, M("d/secret"));
+	EXPECT(before == EPERM, "nobody's mkdir, nothing cached: %s", err_name(before));
+	EXPECT(try_stat(M("d/secret")) == 0, "root: %s", strerror(errno));
+	after = as_uid(NOBODY, try_mkdir, M("d/secret"));
+	EXPECT(after == EPERM, "nobody's mkdir once root looked it up: %s (was %s)",
+	       err_name(after), err_name(before));
+	ret = TAP_OK;
+out:
+	hf_teardown();
+	return ret;
+}
+
 static char proc_state(pid_t pid);
 
 /* fstatat(dirfd, name) as uid, in a child left running: its pid. */
@@ -2338,6 +2377,7 @@ static const struct tap_case cases[] = {
 	{ "expired_name_keeps_mounts", t_expired_name_keeps_mounts },
 	{ "created_name_expires", t_created_name_expires },
 	{ "expired_name_postfilter", t_expired_name_postfilter },
+	{ "expired_name_create_errno", t_expired_name_create_errno },
 	{ "revalidate_name_freed", t_revalidate_name_freed },
 	{ "exec_open_flags_say_exec", t_exec_open_flags },
 	{ "ro_bind_backing_erofs", t_ro_bind },
