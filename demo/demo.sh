@@ -86,9 +86,27 @@ say "setpriv --reuid 65534 --regid 65534 --clear-groups sh -c 'echo from nobody 
 say "cat $D/data/report.txt"
 note "The refusal, as JSON (one object per line; 'fusebpfctl events -f' follows them):"
 say "fusebpfctl -j events ro"
-note "Where the time goes: per-op latency histograms (the counts add up to the stats)."
-say "fusebpfctl stats private --hist lookup"
-note "(Under TCG the guest's clock ticks in 4 ms steps: most times are 0, the rest 4 ms.)"
+
+note "The same policy, declared in a file, as /etc/fusebpf/filters.d/*.conf are at boot: apply changes what differs."
+cat >$D/ro.conf <<'EOF'
+[ro]
+filter = denywrite
+deny-errno = EACCES
+except-uid = 1000
+events-rate = 10
+EOF
+say "cat $D/ro.conf"
+say "fusebpfctl apply $D/ro.conf"
+say "fusebpfctl apply $D/ro.conf"
+
+note "Where the time goes: per-op latency histograms, as bcc's fsdist prints them."
+say "fusebpfctl stats private --hist getattr"
+note "Their counts add up to the POST column of the stats:"
+say "fusebpfctl stats private | grep -E '^(OP|getattr) '"
+clock=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
+case $clock in
+*jiffies) note "(The guest's clock is $clock, in 4 ms steps (TCG): most times read 0, the rest 4 ms.)" ;;
+esac
 
 say "fusebpfctl list"
 say "fusebpfctl stats ro"
