@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -421,7 +420,7 @@ static bool except_key(const char *key, uint32_t *mask, uint32_t *kind)
 static bool except_id(struct parse *p, const char *s, bool gid, uint32_t *id)
 {
 	const char *what = gid ? "gid" : "uid";
-	bool number = s[strspn(s, "0123456789")] == 0;
+	bool number = *s && s[strspn(s, "0123456789")] == 0;
 
 	if (number || (s[0] == '-' && s[1] && !s[1 + strspn(s + 1, "0123456789")])) {
 		if (s[0] != '-' && !policy_parse_id(s, gid, id))

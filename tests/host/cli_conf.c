@@ -363,6 +363,7 @@ static int t_except_events_errors(void)
 		{ "[x]\nfilter = hide\n\nexcept-uid = 1 99999999999999999999\n",
 		  "f.conf:4: bad uid '99999999999999999999': out of range" },
 		{ "[x]\nfilter = hide\nexcept-uid = -1\n", "f.conf:3: bad uid '-1': out of range" },
+		{ "[x]\nfilter = hide\nexcept-uid = \"\"\n", "f.conf:3: bad uid '': no such user" },
 		{ "[x]\nfilter = attrs\nexcept-uid = 1\n",
 		  "f.conf:3: filter 'x' (attrs) has no exceptions (no map fusebpf_except)" },
 		{ "[x]\nfilter = hide\ndeny-except-uid = 1\n",
