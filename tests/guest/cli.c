@@ -161,37 +161,6 @@ out:
 	return ret;
 }
 
-/*
- * Splice 64 KiB from a pipe into the new file path (a server's file): 0 if
- * all of it is written, else -errno. The kernel locks the FUSE inode
- * before the pipe for it (patch 51).
- */
-static int splice_new_file(const char *path)
-{
-	char buf[4096];
-	int p[2], fd, rc = 0, i;
-
-	memset(buf, 's', sizeof(buf));
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	if (pipe(p)) {
-		close(fd);
-		return -errno;
-	}
-	for (i = 0; i < 16 && !rc; i++) {
-		ssize_t n = write(p[1], buf, sizeof(buf));
-
-		n = n == sizeof(buf) ? splice(p[0], NULL, fd, NULL, sizeof(buf), 0) : -1;
-		if (n != sizeof(buf))
-			rc = n < 0 ? -errno : -EIO;
-	}
-	close(p[0]);
-	close(p[1]);
-	close(fd);
-	return rc;
-}
-
 static int t_userspace_cycle(void)
 {
 	int ret = TAP_FAIL, rc;
@@ -211,8 +180,8 @@ static int t_userspace_cycle(void)
 		   "test $(stat -c %%a %s/a.txt) = 600", mnt, mnt, mnt, back) == 0);
 	EXPECT(run("dd if=/dev/urandom of=%s/big bs=64k count=40 status=none && cmp %s/big %s/big",
 		   mnt, mnt, back) == 0);
-	rc = splice_new_file(strcat(strcpy(buf, mnt), "/spliced"));
-	EXPECT(rc == 0, "splice into a served file: %s", strerror(-rc));
+	rc = splice_file(strcat(strcpy(buf, mnt), "/spliced"), O_WRONLY | O_CREAT | O_EXCL, 's', 65536);
+	EXPECT(rc == 65536, "splice into a served file: %s", strerror(-rc));
 	EXPECT(run("test $(tr -d s < %s/spliced | wc -c) = 0 && test $(stat -c %%s %s/spliced) = 65536",
 		   back, back) == 0);
 	EXPECT(ctl("list") == 0 && strstr(out, mnt) && strstr(out, "userspace"));

@@ -186,28 +186,6 @@ out:
 	return ret;
 }
 
-/* Splice len bytes of 'z' from a pipe into path at offset 0: the result, or -errno. */
-static ssize_t splice_into(const char *path, size_t len)
-{
-	char buf[4096];
-	int p[2], fd = open(path, O_WRONLY | O_CLOEXEC);
-	loff_t off = 0;
-	ssize_t n = -1;
-
-	if (fd < 0)
-		return -errno;
-	memset(buf, 'z', sizeof(buf));
-	if (len <= sizeof(buf) && pipe2(p, O_CLOEXEC) == 0) {
-		if (write(p[1], buf, len) == (ssize_t)len)
-			n = splice(p[0], NULL, fd, &off, len, 0);
-		n = n < 0 ? -errno : n;
-		close(p[0]);
-		close(p[1]);
-	}
-	close(fd);
-	return n;
-}
-
 /*
  * make fuzz, seed 0x28c4402c2109bd05 epoch 28 (bug 3): lockdep "possible
  * circular locking dependency" in a splice into a view stacked on a view.
@@ -236,10 +214,10 @@ static int t_stacked_view_splice(void)
 	       strerror(errno));
 	close(fd);
 	snprintf(path, sizeof(path), "%s/f", E.back);
-	n = splice_into(path, 512);
+	n = splice_file(path, O_WRONLY, 'z', 512);
 	EXPECT(n == 512, "splice into the backing file: %zd %s", n, n < 0 ? strerror(-n) : "");
 	snprintf(path, sizeof(path), "%s/f", E.view[1]);
-	n = splice_into(path, 4096);
+	n = splice_file(path, O_WRONLY, 'z', 4096);
 	EXPECT(n == 4096, "splice through the stacked view: %zd %s", n, n < 0 ? strerror(-n) : "");
 	snprintf(path, sizeof(path), "%s/f", E.back);
 	n = read_file(path, got, sizeof(got));

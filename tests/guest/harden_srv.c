@@ -1438,26 +1438,6 @@ out:
 	return ret;
 }
 
-/* Splice len bytes from a pipe into the file at path (opened O_WRONLY): the result, or -errno. */
-static ssize_t splice_into(const char *path, size_t len)
-{
-	static char buf[4096];
-	int p[2], fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n = -1;
-
-	if (fd < 0)
-		return -errno;
-	if (pipe2(p, O_CLOEXEC) == 0) {
-		if (write(p[1], buf, len) == (ssize_t)len)
-			n = splice(p[0], NULL, fd, NULL, len, 0);
-		n = n < 0 ? -errno : n;
-		close(p[0]);
-		close(p[1]);
-	}
-	close(fd);
-	return n;
-}
-
 #define MIX_FILES 6
 
 /*
@@ -1506,9 +1486,9 @@ static int t_splice_served_rename_backed(void)
 		OK(stat(at(e.mnt, name), &st));
 	}
 	/* The server fails its WRITEs (EIO): the locks are taken all the same */
-	rc = splice_into(at(e.mnt, "s0"), 512);
+	rc = splice_file(at(e.mnt, "s0"), O_WRONLY, 0, 512);
 	EXPECT(rc == -EIO, "splice into a server's file: %s", rc < 0 ? strerror(-rc) : "written");
-	rc = splice_into(at(e.back, "b0"), 512);
+	rc = splice_file(at(e.back, "b0"), O_WRONLY, 0, 512);
 	EXPECT(rc == 512, "splice into a backing file: %s", rc < 0 ? strerror(-rc) : "short");
 	OK(rename(at(e.mnt, "d/x"), at(e.mnt, "d/y")));
 	/* Renames mixing the two kinds: the server refuses them (EIO) */

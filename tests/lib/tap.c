@@ -175,6 +175,37 @@ int write_file(const char *path, const void *buf, size_t len)
 	return close(fd) ? -errno : 0;
 }
 
+long splice_file(const char *path, int oflags, char fill, size_t len)
+{
+	char buf[4096];
+	int p[2], fd = open(path, oflags | O_CLOEXEC, 0644);
+	long done = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (pipe2(p, O_CLOEXEC)) {
+		close(fd);
+		return -errno;
+	}
+	memset(buf, fill, sizeof(buf));
+	while ((size_t)done < len) {
+		size_t n = len - done < sizeof(buf) ? len - done : sizeof(buf);
+		ssize_t r = write(p[1], buf, n);
+
+		if (r == (ssize_t)n)
+			r = splice(p[0], NULL, fd, NULL, n, 0);
+		if (r <= 0) {
+			done = r < 0 ? -errno : -EIO;
+			break;
+		}
+		done += r;
+	}
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	return done;
+}
+
 long read_file(const char *path, char *buf, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

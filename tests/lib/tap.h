@@ -105,6 +105,12 @@ int tap_main(const char *suite, const struct tap_case *cases, size_t n, int argc
 int write_file(const char *path, const void *buf, size_t len);
 /* Reads at most cap-1 bytes and NUL-terminates; returns the length or -errno. */
 long read_file(const char *path, char *buf, size_t cap);
+/*
+ * Open path with oflags (mode 0644 if it creates) and splice len bytes of
+ * the byte fill into it from a pipe, 4 KiB at a time: the bytes spliced,
+ * or -errno of the first failure.
+ */
+long splice_file(const char *path, int oflags, char fill, size_t len);
 /* Run a shell command, output discarded unless it fails; returns its exit status. */
 int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
