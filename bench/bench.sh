@@ -11,6 +11,8 @@
 # in RAM) holding the same pre-created files:
 #   native        the ext4 mount itself
 #   bind-ro       a read-only bind mount of it (the kernel's cheapest view)
+#   overlay-ro    overlayfs with the ext4 tree as its one lower layer (read
+#                 only): the kernel's own stacked view, what stacking costs
 #   fuse-bpf      fusebpfctl attach, no filter
 #   hide          the hide filter: 100 names and 10 patterns (none matches)
 #   attrs         the attrs filter: one rule for everything (mode -022, uid/gid 1000)
@@ -57,7 +59,7 @@ datamb=32	# MiB in each data file
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
 	rounds=${BENCH_ROUNDS:-1} secs=${BENCH_SECONDS:-0.3} nbig=2000 ndirs=5
 fi
-all_configs="native bind-ro fuse-bpf hide attrs denywrite stats stats-nopost combined bindfs bindfs-ro userspace"
+all_configs="native bind-ro overlay-ro fuse-bpf hide attrs denywrite stats stats-nopost combined bindfs bindfs-ro userspace"
 all_workloads="seqread seqwrite randread randwrite aio-seqread aio-seqwrite aio-randread aio-randwrite
 	stat open create readdir walk untar grep"
 configs=native
@@ -107,7 +109,7 @@ check_input() {
 # --- the configurations ---------------------------------------------------------
 
 # Read-only views: the write workloads are skipped on them.
-is_ro() { [[ " bind-ro denywrite combined bindfs-ro " == *" $1 "* ]]; }
+is_ro() { [[ " bind-ro overlay-ro denywrite combined bindfs-ro " == *" $1 "* ]]; }
 
 view() { if [ "$1" = native ]; then echo $B/back; else echo $V/$1; fi; }
 
@@ -141,6 +143,7 @@ mount_view() {	# config
 	case $1 in
 	native) ;;
 	bind-ro) mount --bind $B/back "$v" && mount -o remount,bind,ro "$v" ;;
+	overlay-ro) mount -t overlay overlay -o ro,lowerdir=$B/back "$v" ;;
 	fuse-bpf) $cli attach "$v" $B/back ;;
 	hide) $cli attach "$v" $B/back --filter b-hide ;;
 	attrs) $cli attach "$v" $B/back --filter b-attrs ;;
@@ -167,7 +170,7 @@ cleanup() {
 	for c in $all_configs; do
 		case $c in
 		native) ;;
-		bind-ro|bindfs|bindfs-ro) umount $V/$c 2>/dev/null || true ;;
+		bind-ro|overlay-ro|bindfs|bindfs-ro) umount $V/$c 2>/dev/null || true ;;
 		*) $cli detach $V/$c >/dev/null 2>&1 || true ;;
 		esac
 	done

@@ -23,6 +23,7 @@ width=$(( 300 + nrows * (ncfg * 9 + 14) ))
 color_of() {
 	case $1 in
 	bind-ro) echo '#9e9e9e' ;;
+	overlay-ro) echo '#525252' ;;
 	fuse-bpf) echo '#08306b' ;;
 	hide) echo '#2171b5' ;;
 	attrs) echo '#6baed6' ;;

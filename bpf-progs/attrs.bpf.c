@@ -13,7 +13,7 @@ int attrs(struct fuse_bpf_ctx *ctx)
 		return fusebpf_stats_entry(ctx, 0);
 	if (fusebpf_is_post(ctx))
 		return fusebpf_stats_post(ctx, attrs_post(ctx));
-	return fusebpf_stats_pre(ctx, attrs_pre(ctx));
+	return fusebpf_stats_pre(ctx, fusebpf_no_entries(ctx, attrs_pre(ctx)));
 }
 
 char LICENSE[] SEC("license") = "GPL";

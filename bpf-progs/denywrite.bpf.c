@@ -13,7 +13,7 @@ int denywrite(struct fuse_bpf_ctx *ctx)
 		return fusebpf_stats_entry(ctx, 0);
 	if (fusebpf_is_post(ctx))
 		return fusebpf_stats_post(ctx, deny_post(ctx));
-	return fusebpf_stats_pre(ctx, deny_pre(ctx));
+	return fusebpf_stats_pre(ctx, fusebpf_no_entries(ctx, deny_pre(ctx)));
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -54,7 +54,9 @@ int fusebpf(struct fuse_bpf_ctx *ctx)
 		return fusebpf_stats_entry(ctx, policies & FUSEBPF_POLICY_HIDE ? hide_entry(ctx) : 0);
 	if (fusebpf_is_post(ctx))
 		return fusebpf_stats_post(ctx, fusebpf_post(ctx, policies));
-	return fusebpf_stats_pre(ctx, fusebpf_pre(ctx, policies));
+	if (policies & FUSEBPF_POLICY_HIDE)
+		return fusebpf_stats_pre(ctx, fusebpf_pre(ctx, policies));
+	return fusebpf_stats_pre(ctx, fusebpf_no_entries(ctx, fusebpf_pre(ctx, policies)));
 }
 
 char LICENSE[] SEC("license") = "GPL";

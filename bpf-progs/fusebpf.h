@@ -47,7 +47,9 @@
  * Return values. Prefilter: a negative errno fails the op without touching
  * the backing file; else a mask of USER_FILTER (the server decides),
  * BACKING (do the op on the backing file; 0 means the same) and
- * POST_FILTER (run the postfilter afterwards). Postfilter: 0 keeps the
+ * POST_FILTER (run the postfilter afterwards), and for READDIR
+ * NO_ENTRY_FILTER (its entries go to the caller without an entry filter
+ * run each: fusebpf_no_entries()). Postfilter: 0 keeps the
  * result, a negative errno replaces it, USER_FILTER hands it to the server.
  * Entry filter: 0 keeps the entry, DROP_ENTRY drops it, a negative errno
  * fails the READDIR. Anything else is EIO.
@@ -56,6 +58,7 @@
 #define FUSE_BPF_BACKING	2
 #define FUSE_BPF_POST_FILTER	4
 #define FUSE_BPF_DROP_ENTRY	8
+#define FUSE_BPF_NO_ENTRY_FILTER	16
 
 /* Argument selectors for bpf_fuse_get_arg()/bpf_fuse_set_arg(). */
 #define FUSE_BPF_IN_ARG(i)	(i)
@@ -175,6 +178,19 @@ static __always_inline int fusebpf_error_in(const struct fuse_bpf_ctx *ctx)
 static __always_inline __u32 fusebpf_op(const struct fuse_bpf_ctx *ctx)
 {
 	return fusebpf_opcode(ctx) & FUSE_OPCODE_MASK;
+}
+
+/*
+ * A prefilter verdict, and for a READDIR one that needs no entry filter:
+ * the kernel then runs no program per entry of the page (patch 55). For a
+ * filter that does not look at names; errnos pass unchanged.
+ */
+static __always_inline int fusebpf_no_entries(const struct fuse_bpf_ctx *ctx, int verdict)
+{
+	if (verdict < 0 || (verdict & FUSE_BPF_USER_FILTER) ||
+	    fusebpf_op(ctx) != FUSE_READDIR)
+		return verdict;
+	return verdict | FUSE_BPF_NO_ENTRY_FILTER;
 }
 
 static __always_inline bool fusebpf_is_pre(const struct fuse_bpf_ctx *ctx)

@@ -12,7 +12,7 @@ int stats(struct fuse_bpf_ctx *ctx)
 		return fusebpf_stats_entry(ctx, 0);
 	if (fusebpf_is_post(ctx))
 		return fusebpf_stats_post(ctx, 0);
-	return fusebpf_stats_pre(ctx, 0);
+	return fusebpf_stats_pre(ctx, fusebpf_no_entries(ctx, 0));
 }
 
 char LICENSE[] SEC("license") = "GPL";

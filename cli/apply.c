@@ -324,7 +324,7 @@ static int policy_fresh(const struct conf_filter *f, unsigned int maps, struct v
 	p->val = builtin_policies(f->kind);
 	if (!(p = vec_add(v, POL_POSTFILTER)))
 		return -ENOMEM;
-	p->val = 1;
+	p->val = builtin_postfilter(f->kind);
 	if (!(p = vec_add(v, POL_DOTFILES)))
 		return -ENOMEM;
 	if (!(p = vec_add(v, POL_HIDE_ERRNO)))

@@ -728,7 +728,7 @@ void conf_complete(struct conf *c, struct conf_filter *f, unsigned int maps)
 		{ POL_DOTFILES, CONF_HIDE, 0 },
 		{ POL_HIDE_ERRNO, CONF_HIDE, EACCES },
 		{ POL_DENY_ERRNO, CONF_DENY, EROFS },
-		{ POL_POSTFILTER, CONF_CONFIG, 1 },
+		{ POL_POSTFILTER, CONF_CONFIG, -1 },	/* builtin_postfilter() */
 		{ POL_EVENTS, CONF_EVENTS, 1 },
 		{ POL_EV_RATE, CONF_EVENTS, FUSEBPF_EV_RATE_DEFAULT },
 		{ POL_EV_BURST, CONF_EVENTS, FUSEBPF_EV_BURST_DEFAULT },
@@ -754,6 +754,8 @@ void conf_complete(struct conf *c, struct conf_filter *f, unsigned int maps)
 	for (size_t i = 0; i < sizeof(scalars) / sizeof(scalars[0]); i++) {
 		struct policy_change d = { .op = scalars[i].op, .val = scalars[i].val };
 
+		if (d.op == POL_POSTFILTER)
+			d.val = builtin_postfilter(f->kind);
 		if (maps & scalars[i].map)
 			add_item(&p, &d);
 	}

@@ -79,7 +79,10 @@ void help_load(FILE *out)
 		"      --allow NAME       denywrite: names that may still be created/removed\n"
 		"      --policies LIST    the combined filter's policies: hide,attrs,denywrite\n"
 		"                         (default hide,attrs)\n"
-		"      --no-postfilter    skip postfilter runs kept only for statistics\n"
+		"      --postfilter       also run the postfilter on every op, for latency and\n"
+		"                         backing-error counts (default for stats and files)\n"
+		"      --no-postfilter    skip postfilter runs kept only for statistics (default\n"
+		"                         for hide, attrs, denywrite and fusebpf)\n"
 		"      --except-uid ID    hide and denywrite do not apply to this real uid (a\n"
 		"      --except-gid ID    number or a name; also --except-gid; repeatable)\n"
 		"      --no-events        report no audit events (see 'fusebpfctl events')\n"
@@ -130,7 +133,7 @@ static struct policy_change *default_rule(struct load_args *a)
 
 enum {
 	O_HIDE = 256, O_HIDE_PREFIX, O_HIDE_SUFFIX, O_HIDE_GLOB, O_HIDE_DOTFILES, O_HIDE_ERRNO,
-	O_MODE, O_UID, O_GID, O_DENY_ERRNO, O_ALLOW, O_POLICIES, O_NO_POSTFILTER,
+	O_MODE, O_UID, O_GID, O_DENY_ERRNO, O_ALLOW, O_POLICIES, O_POSTFILTER, O_NO_POSTFILTER,
 	O_EXCEPT_UID, O_EXCEPT_GID, O_NO_EVENTS, O_EV_RATE, O_EV_BURST, O_EV_READDIR,
 };
 
@@ -212,13 +215,14 @@ static int load_opt(int c, const char *arg, void *ctx)
 		ch->val = mask;
 		a->policies_given = true;
 		return 0;
+	case O_POSTFILTER:
 	case O_NO_POSTFILTER:
 	case O_NO_EVENTS:
 	case O_EV_READDIR:
-		if (!(ch = add_change(a, c == O_NO_POSTFILTER ? POL_POSTFILTER :
+		if (!(ch = add_change(a, c == O_NO_POSTFILTER || c == O_POSTFILTER ? POL_POSTFILTER :
 					 c == O_NO_EVENTS ? POL_EVENTS : POL_EV_READDIR)))
 			return EXIT_USAGE;
-		ch->val = c == O_EV_READDIR;
+		ch->val = c == O_EV_READDIR || c == O_POSTFILTER;
 		return 0;
 	case O_EXCEPT_UID:
 	case O_EXCEPT_GID:
@@ -548,13 +552,20 @@ int load_filter(const char *filter, const char *name, const struct policy_change
 		goto out;
 	}
 
-	/* The policy changes; the built-ins' config says which policies run. */
+	/*
+	 * The policy changes; the built-ins' config says which policies run
+	 * and whether the latency postfilter does. Applied first: the other
+	 * changes refine them.
+	 */
 	for (int i = 0; i < nchanges; i++)
 		policies_given |= changes[i].op == POL_POLICIES;
-	if (!policies_given && strcmp(kind, "file") && strcmp(kind, "stats")) {
-		/* Applied first: the other changes refine it. */
+	if (!policies_given && builtin_policies(kind)) {
 		all[nall].op = POL_POLICIES;
 		all[nall++].val = builtin_policies(kind);
+	}
+	if (!builtin_postfilter(kind)) {
+		all[nall].op = POL_POSTFILTER;
+		all[nall++].val = 0;
 	}
 	memcpy(all + nall, changes, nchanges * sizeof(*changes));
 	nall += nchanges;
@@ -588,6 +599,11 @@ uint32_t builtin_policies(const char *kind)
 	return 0;
 }
 
+bool builtin_postfilter(const char *kind)
+{
+	return !builtin_policies(kind);
+}
+
 int unload_filter(const char *name)
 {
 	remove_pins(name);
@@ -610,6 +626,7 @@ int do_load(int argc, char **argv)
 		{ "deny-errno", required_argument, NULL, O_DENY_ERRNO },
 		{ "allow", required_argument, NULL, O_ALLOW },
 		{ "policies", required_argument, NULL, O_POLICIES },
+		{ "postfilter", no_argument, NULL, O_POSTFILTER },
 		{ "no-postfilter", no_argument, NULL, O_NO_POSTFILTER },
 		{ "except-uid", required_argument, NULL, O_EXCEPT_UID },
 		{ "except-gid", required_argument, NULL, O_EXCEPT_GID },

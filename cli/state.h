@@ -50,6 +50,12 @@ int load_filter(const char *filter, const char *name, const struct policy_change
 int unload_filter(const char *name);
 /* The policies a built-in runs after load (FUSEBPF_POLICY_*; 0 for stats, files). */
 uint32_t builtin_policies(const char *kind);
+/*
+ * Whether a filter of this kind runs its latency postfilter after load: yes
+ * for stats (latency is what it is for) and filter files (as they were
+ * built), no for the policy filters, which then cost one BPF run per op.
+ */
+bool builtin_postfilter(const char *kind);
 
 /* --- mounts (state.c) ---------------------------------------------------------- */
 /* "/mnt/a b" -> "%2Fmnt%2Fa%20b": every byte but [A-Za-z0-9._-] as %XX. */

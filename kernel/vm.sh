@@ -25,6 +25,9 @@
 #                   $FUSEBPF_CACHE/vm/runs/<time>-<pid>, so that guests run
 #                   at once never share one (the newest 8 runs are kept)
 #   VM_LOG          where the console log is kept (default VM_OUT/console.log)
+#   VM_LOGLEVEL     the guest's console loglevel (default 4: warnings and
+#                   worse); 7 also puts the task stacks of hung-task reports
+#                   and of sysrq-w on the console, for a guest that hangs
 #
 # Two guests may run at once; each holds a lock on its out directory, and a
 # second run given the same VM_OUT stops with an error instead of deleting
@@ -59,6 +62,10 @@ fi
 log=${VM_LOG:-$outdir/console.log}
 timeout_s=${VM_TIMEOUT:-900}
 smp=${VM_SMP:-$(nproc)}
+case "${VM_LOGLEVEL:-4}" in
+[0-8]) ;;
+*) die "VM_LOGLEVEL must be a console loglevel from 0 to 8, not '${VM_LOGLEVEL}'" ;;
+esac
 
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing: run 'make deps'"
 [ -r "$kernel" ] || die "no kernel at $kernel: run 'make $target' first"
@@ -144,7 +151,7 @@ append="console=ttyS0 root=fsroot rootfstype=9p"
 append="$append rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=262144 ro"
 # no_timer_check: under TCG on a loaded host the IO-APIC timer check at boot
 # can miss its ticks and panic ("IO-APIC + timer doesn't work!").
-append="$append init=$here/guest-init.sh panic=-1 loglevel=4 tsc=reliable no_timer_check"
+append="$append init=$here/guest-init.sh panic=-1 loglevel=${VM_LOGLEVEL:-4} tsc=reliable no_timer_check"
 # The repository and the cache, which guest-init.sh keeps visible if they
 # are below a directory that the guest covers with tmpfs (a checkout in
 # /tmp, say).

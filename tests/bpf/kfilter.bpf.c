@@ -57,6 +57,18 @@ int count_only(struct fuse_bpf_ctx *ctx)
 	return pass(ctx);
 }
 
+/* A LOOKUP prefilter of "secret"? */
+static __noinline bool lookup_of_secret(struct fuse_bpf_ctx *ctx)
+{
+	struct fusebpf_name n;
+	long len;
+
+	if (fusebpf_op(ctx) != FUSE_LOOKUP || !fusebpf_is_pre(ctx))
+		return false;
+	len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n);
+	return len >= 0 && fusebpf_name_eq(&n, "secret");
+}
+
 /* "secret" is absent from LOOKUP and READDIR. */
 SEC("fuse")
 int hide_secret(struct fuse_bpf_ctx *ctx)
@@ -65,17 +77,36 @@ int hide_secret(struct fuse_bpf_ctx *ctx)
 	long len;
 
 	count(ctx);
-	if (fusebpf_op(ctx) == FUSE_LOOKUP && fusebpf_is_pre(ctx)) {
-		len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n);
-		if (len >= 0 && fusebpf_name_eq(&n, "secret"))
-			return -ENOENT;
-	}
+	if (lookup_of_secret(ctx))
+		return -ENOENT;
 	if (fusebpf_is_entry(ctx)) {
 		len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n);
 		if (len >= 0 && fusebpf_name_eq(&n, "secret"))
 			return FUSE_BPF_DROP_ENTRY;
 	}
 	return pass(ctx);
+}
+
+/*
+ * hide_secret, but READDIR's prefilter says its entries need no entry
+ * filter (FUSE_BPF_NO_ENTRY_FILTER): "secret" stays listed, and slot 2
+ * counts the entry filter runs, which must be none.
+ */
+SEC("fuse")
+int hide_secret_no_entries(struct fuse_bpf_ctx *ctx)
+{
+	__u32 slot = 2;
+	__s64 *runs;
+
+	if (fusebpf_is_entry(ctx)) {
+		runs = bpf_map_lookup_elem(&seen, &slot);
+		if (runs)
+			__sync_fetch_and_add(runs, 1);
+		return FUSE_BPF_DROP_ENTRY;
+	}
+	if (fusebpf_op(ctx) == FUSE_READDIR && fusebpf_is_pre(ctx))
+		return FUSE_BPF_BACKING | FUSE_BPF_NO_ENTRY_FILTER;
+	return lookup_of_secret(ctx) ? -ENOENT : pass(ctx);
 }
 
 /* LOOKUP and GETATTR results: mode 0640 (type kept), uid 1234, gid 5678. */

@@ -60,6 +60,9 @@
 #define FUSE_BPF_POST_FILTER 4
 #define FUSE_BPF_DROP_ENTRY 8
 #endif
+#ifndef FUSE_BPF_NO_ENTRY_FILTER
+#define FUSE_BPF_NO_ENTRY_FILTER 16
+#endif
 
 #define FZ_DIR "/tmp/fz"
 #define FZ_NRINGS (FZ_MAX_WORKERS + FZ_MAX_MOUNTS + 1)
@@ -175,7 +178,9 @@ int32_t fz_verdict_value(struct fz_rng *r, bool post)
 					-EINVAL, -ENAMETOOLONG, -EOVERFLOW };
 	static const int32_t odd[] = { -512, -516, -529, -511, -4095, -4096, -1000000, 3, 7, 16, 255,
 				       1000, 0x7fffffff, (int32_t)0x80000000, FUSE_BPF_DROP_ENTRY,
-				       FUSE_BPF_USER_FILTER | FUSE_BPF_POST_FILTER };
+				       FUSE_BPF_USER_FILTER | FUSE_BPF_POST_FILTER,
+				       FUSE_BPF_USER_FILTER | FUSE_BPF_NO_ENTRY_FILTER,
+				       FUSE_BPF_DROP_ENTRY | FUSE_BPF_NO_ENTRY_FILTER };
 	uint32_t p = fz_below(r, 100);
 
 	if (post) {
@@ -189,8 +194,11 @@ int32_t fz_verdict_value(struct fz_rng *r, bool post)
 	}
 	if (p < 35)
 		return FUSE_BPF_BACKING;
-	if (p < 45)
+	if (p < 40)
 		return 0;
+	if (p < 45)
+		return FUSE_BPF_BACKING | FUSE_BPF_NO_ENTRY_FILTER |
+		       (fz_below(r, 2) ? FUSE_BPF_POST_FILTER : 0);
 	if (p < 65)
 		return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
 	if (p < 73)

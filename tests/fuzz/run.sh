@@ -30,7 +30,10 @@ rm -rf "$out"
 mkdir -p "$out"
 
 echo "fuzz: seed $seed, $secs s, on the ${FUSEBPF_KERNEL:-debug} kernel (FUZZ_SEED=$seed replays it)"
+# loglevel 7: a hang's task stacks (hung-task reports, sysrq-w) reach the
+# console log, which is all there is when the guest stops answering
 FUSEBPF_KERNEL=${FUSEBPF_KERNEL:-debug} VM_OUT=$out/vm VM_LOG=$out/console.log \
+	VM_LOGLEVEL=${VM_LOGLEVEL:-7} \
 	VM_TIMEOUT=${VM_TIMEOUT:-$((secs + 600))} \
 	kernel/vm.sh "$bin -s $secs -S $seed${FUZZ_EXCLUDE:+ -x $FUZZ_EXCLUDE}" | tee "$out/fuzz.tap"
 vmrc=${PIPESTATUS[0]}

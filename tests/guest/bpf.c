@@ -251,6 +251,31 @@ out:
 	return ret;
 }
 
+/*
+ * Patch 55: a READDIR prefilter's FUSE_BPF_NO_ENTRY_FILTER sends the page
+ * to the caller without an entry filter run per entry (the filter would
+ * drop every entry); LOOKUP is still filtered.
+ */
+static int t_no_entry_filter(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL;
+	struct stat st;
+
+	SETUP(skel);
+	EXPECT(mount_filtered(bpf_program__fd(skel->progs.hide_secret_no_entries)) == 0);
+	EXPECT(stat(in(mnt, "secret"), &st) == -1 && errno == ENOENT, "stat: %s", strerror(errno));
+	EXPECT(listing_has(mnt, "secret") == 1, "readdir lost secret");
+	EXPECT(listing_has(mnt, "public") == 1, "readdir lost public");
+	EXPECT(listing_has(in(mnt, "dir/sub"), "public") == 1);
+	EXPECT(seen(skel, 2) == 0, "the entry filter ran %lld times", seen(skel, 2));
+	ret = TAP_OK;
+out:
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
 static int t_attrs(void)
 {
 	struct kfilter_bpf *skel = NULL;
@@ -884,6 +909,7 @@ static const struct tap_case cases[] = {
 	{ "sysfs_prog_type_and_feature", t_sysfs },
 	{ "loading_needs_cap_bpf", t_load_privilege },
 	{ "prefilter_hides_lookup_and_entry_filter_readdir", t_hide },
+	{ "no_entry_filter_verdict_skips_entries", t_no_entry_filter },
 	{ "postfilter_rewrites_lookup_getattr_attrs", t_attrs },
 	{ "prefilter_denies_writes_reads_work", t_deny },
 	{ "postfilter_rewrites_eexist_enotempty_to_eperm", t_error_rewrite },

@@ -184,6 +184,22 @@ static int t_userspace_cycle(void)
 	EXPECT(rc == 65536, "splice into a served file: %s", strerror(-rc));
 	EXPECT(run("test $(tr -d s < %s/spliced | wc -c) = 0 && test $(stat -c %%s %s/spliced) = 65536",
 		   back, back) == 0);
+	/*
+	 * make fuzz, seed 0x8fa59dd982b057c4 epoch 43 (4 December): an O_SYNC
+	 * splice into a served file kept the old order (pipe, then inode) to
+	 * avoid fuse_fsync()'s self-deadlock under patch 51's inode lock, which
+	 * closed patch 51's lock circle again (lockdep, after the splice above
+	 * took inode then pipe). Patch 54 syncs after the splice unlocks.
+	 */
+	rc = splice_file(strcat(strcpy(buf, mnt), "/synced"), O_WRONLY | O_CREAT | O_SYNC, 'y', 65536);
+	EXPECT(rc == 65536, "O_SYNC splice into a served file: %s", strerror(-rc));
+	rc = splice_file(strcat(strcpy(buf, mnt), "/synced"), O_WRONLY | O_DSYNC | O_APPEND, 'd', 8192);
+	EXPECT(rc == 8192, "O_DSYNC splice into a served file: %s", strerror(-rc));
+	EXPECT(run("test $(head -c 65536 %s/synced | tr -d y | wc -c) = 0 && "
+		   "test $(tail -c 8192 %s/synced | tr -d d | wc -c) = 0 && "
+		   "test $(stat -c %%s %s/synced) = 73728", back, back, back) == 0);
+	EXPECT(run("dmesg | grep -q 'circular locking dependency'") != 0,
+	       "lockdep found a circular locking dependency (dmesg)");
 	EXPECT(ctl("list") == 0 && strstr(out, mnt) && strstr(out, "userspace"));
 	EXPECT(ctl("-j list") == 0);
 	j = parse_out();
