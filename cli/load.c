@@ -478,7 +478,8 @@ int load_filter(const char *filter, const char *name, const struct policy_change
 		goto out;
 	}
 	log = malloc(VERIFIER_LOG_SIZE);
-	all = calloc(nchanges + 1, sizeof(*all));
+	/* the changes, and the defaults load_filter puts first: policies, postfilter */
+	all = calloc(nchanges + 2, sizeof(*all));
 	if (!log || !all) {
 		fail(ENOMEM, "load %s", filter);
 		goto out;

@@ -76,7 +76,8 @@ static int t_parse_good(void)
 	/* The defaults of what the file leaves out: a whole policy. */
 	EXPECT((p = find(f, POL_HIDE_ERRNO, NULL)) && p->val == EACCES);
 	EXPECT((p = find(f, POL_POLICIES, NULL)) && p->val == FUSEBPF_POLICY_HIDE);
-	EXPECT((p = find(f, POL_POSTFILTER, NULL)) && p->val == 1);
+	/* A policy filter times nothing unless told (builtin_postfilter()) */
+	EXPECT((p = find(f, POL_POSTFILTER, NULL)) && p->val == 0);
 	EXPECT(!find(f, POL_DENY_ERRNO, NULL), "hide has no denywrite policy");
 
 	f = conf_find(&c, "shown");
@@ -489,6 +490,7 @@ static int t_read_dir(void)
 {
 	char dir[] = "/tmp/cli_conf.XXXXXX", path[256];
 	struct conf c = { .quiet = true };
+	const struct policy_change *p;
 	int ret = TAP_FAIL;
 
 	EXPECT(mkdtemp(dir));
@@ -503,6 +505,9 @@ static int t_read_dir(void)
 	EXPECT(conf_read(dir, &c) == 0 && c.is_dir && c.nfiles == 2 && c.nerrors == 0, "%s",
 	       c.first_error);
 	EXPECT(c.n == 2 && !strcmp(c.f[0].name, "a") && !strcmp(c.f[1].name, "b"), "name order");
+	/* stats times its ops by default, the policy filters do not */
+	EXPECT((p = find(&c.f[1], POL_POSTFILTER, NULL)) && p->val == 1);
+	EXPECT((p = find(&c.f[0], POL_POSTFILTER, NULL)) && p->val == 0);
 	conf_free(&c);
 	/* The same name in two files: both places named. */
 	snprintf(path, sizeof(path), "%s/30-c.conf", dir);
