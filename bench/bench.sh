@@ -11,8 +11,9 @@
 # in RAM) holding the same pre-created files:
 #   native        the ext4 mount itself
 #   bind-ro       a read-only bind mount of it (the kernel's cheapest view)
-#   overlay-ro    overlayfs with the ext4 tree as its one lower layer (read
-#                 only): the kernel's own stacked view, what stacking costs
+#   overlay-ro    overlayfs, read only: the ext4 tree as the upper of two
+#                 lower layers (the other empty), the kernel's own stacked
+#                 view, what stacking itself costs
 #   fuse-bpf      fusebpfctl attach, no filter
 #   hide          the hide filter: 100 names and 10 patterns (none matches)
 #   attrs         the attrs filter: one rule for everything (mode -022, uid/gid 1000)
@@ -143,7 +144,9 @@ mount_view() {	# config
 	case $1 in
 	native) ;;
 	bind-ro) mount --bind $B/back "$v" && mount -o remount,bind,ro "$v" ;;
-	overlay-ro) mount -t overlay overlay -o ro,lowerdir=$B/back "$v" ;;
+	# a read-only overlay needs two lower layers: the tree over an empty one
+	overlay-ro) mkdir -p $B/empty &&
+		mount -t overlay overlay -o ro,lowerdir=$B/back:$B/empty "$v" ;;
 	fuse-bpf) $cli attach "$v" $B/back ;;
 	hide) $cli attach "$v" $B/back --filter b-hide ;;
 	attrs) $cli attach "$v" $B/back --filter b-attrs ;;
