@@ -272,4 +272,44 @@ int bad_writes(struct fuse_bpf_ctx *ctx)
 	return pass(ctx);
 }
 
+static __always_inline void bump(__u32 slot)
+{
+	__s64 *v = bpf_map_lookup_elem(&seen, &slot);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+/*
+ * review4 (patch 55): FUSE_BPF_NO_ENTRY_FILTER, with a postfilter, in every
+ * prefilter verdict. Other operations ignore it; READDIR runs no entry
+ * filter (slot 2 counts them: none) but still its postfilter (slot 3).
+ * "secret" is hidden from LOOKUP only.
+ */
+SEC("fuse")
+int no_entries_everywhere(struct fuse_bpf_ctx *ctx)
+{
+	if (fusebpf_is_entry(ctx)) {
+		bump(2);
+		return FUSE_BPF_DROP_ENTRY;
+	}
+	if (!fusebpf_is_pre(ctx)) {
+		if (fusebpf_op(ctx) == FUSE_READDIR)
+			bump(3);
+		return 0;
+	}
+	if (lookup_of_secret(ctx))
+		return -ENOENT;
+	return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER | FUSE_BPF_NO_ENTRY_FILTER;
+}
+
+/* review4 (patch 55): the bit with FUSE_BPF_USER_FILTER is refused (EIO) */
+SEC("fuse")
+int no_entries_user(struct fuse_bpf_ctx *ctx)
+{
+	if (fusebpf_op(ctx) == FUSE_READDIR && fusebpf_is_pre(ctx))
+		return FUSE_BPF_USER_FILTER | FUSE_BPF_NO_ENTRY_FILTER;
+	return pass(ctx);
+}
+
 char LICENSE[] SEC("license") = "GPL";

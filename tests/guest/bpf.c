@@ -276,6 +276,94 @@ out:
 	return ret;
 }
 
+/* The names in dir, counted; pos_name: the name read after seekdir() to the 3rd entry's telldir() */
+static int count_and_seek(const char *dir, char *pos_name, size_t cap)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	char third[256] = "";
+	long pos = -1;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (++n == 3) {
+			snprintf(third, sizeof(third), "%s", de->d_name);
+			pos = telldir(d);
+		}
+	}
+	pos_name[0] = 0;
+	if (pos >= 0) {
+		seekdir(d, pos);
+		de = readdir(d);
+		snprintf(pos_name, cap, "%s", de ? de->d_name : "(end)");
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * review4 (patch 55): NO_ENTRY_FILTER with POST_FILTER in every prefilter
+ * verdict: other operations work as without it (LOOKUP still hides
+ * "secret"; create, write, read, mkdir, rename, unlink; RELEASE and
+ * RELEASEDIR), a READDIR of several pages, after a seekdir() too, lists
+ * every entry with no entry filter run but the postfilter run; with
+ * USER_FILTER the bit fails the READDIR with EIO.
+ */
+static int t_no_entry_filter_other_ops(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL, n, fd;
+	char name[256], after[256];
+	struct stat st;
+	DIR *d;
+
+	SETUP(skel);
+	EXPECT(run("cd %s && mkdir many && for i in $(seq 1 400); do : > many/entry-with-a-long-name-$i; done",
+		   back) == 0);
+	EXPECT(mount_filtered(bpf_program__fd(skel->progs.no_entries_everywhere)) == 0);
+	EXPECT(stat(in(mnt, "secret"), &st) == -1 && errno == ENOENT, "stat: %s", strerror(errno));
+	EXPECT(stat(in(mnt, "public"), &st) == 0, "%s", strerror(errno));
+	EXPECT(listing_has(mnt, "secret") == 1, "readdir lost secret");
+	fd = open(in(mnt, "new"), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+	EXPECT(fd >= 0, "create: %s", strerror(errno));
+	EXPECT(write(fd, "abc", 3) == 3);
+	EXPECT(pread(fd, name, 3, 0) == 3 && !memcmp(name, "abc", 3));
+	close(fd);
+	OK(mkdir(in(mnt, "nd"), 0755));
+	OK(rename(in(mnt, "new"), in(mnt, "nd/new2")));
+	OK(stat(in(back, "nd/new2"), &st));
+	OK(unlink(in(mnt, "nd/new2")));
+	OK(rmdir(in(mnt, "nd")));
+	n = count_and_seek(in(mnt, "many"), after, sizeof(after));
+	EXPECT(n == 402, "listed %d of 402 entries", n);
+	EXPECT(after[0] && strcmp(after, "(end)"), "nothing after seekdir()");
+	snprintf(name, sizeof(name), "%s", after);
+	n = count_and_seek(in(back, "many"), after, sizeof(after));
+	EXPECT(!strcmp(name, after), "after seekdir(): %s, on the backing directory %s", name, after);
+	EXPECT(seen(skel, 2) == 0, "the entry filter ran %lld times", seen(skel, 2));
+	EXPECT(seen(skel, 3) > 2, "the READDIR postfilter ran %lld times", seen(skel, 3));
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	skel = NULL;
+
+	SETUP(skel);
+	EXPECT(mount_filtered(bpf_program__fd(skel->progs.no_entries_user)) == 0);
+	d = opendir(mnt);
+	EXPECT(d, "opendir: %s", strerror(errno));
+	errno = 0;
+	EXPECT(!readdir(d) && errno == EIO, "readdir: %s", strerror(errno));
+	closedir(d);
+	EXPECT(run("dmesg | grep -q 'fuse-bpf: program no_entries_user.*returned invalid value 17'") == 0,
+	       "no kernel message naming the program");
+	ret = TAP_OK;
+out:
+	cleanup();
+	kfilter_bpf__destroy(skel);
+	return ret;
+}
+
 static int t_attrs(void)
 {
 	struct kfilter_bpf *skel = NULL;
@@ -910,6 +998,7 @@ static const struct tap_case cases[] = {
 	{ "loading_needs_cap_bpf", t_load_privilege },
 	{ "prefilter_hides_lookup_and_entry_filter_readdir", t_hide },
 	{ "no_entry_filter_verdict_skips_entries", t_no_entry_filter },
+	{ "no_entry_filter_other_ops_post_seek_user", t_no_entry_filter_other_ops },
 	{ "postfilter_rewrites_lookup_getattr_attrs", t_attrs },
 	{ "prefilter_denies_writes_reads_work", t_deny },
 	{ "postfilter_rewrites_eexist_enotempty_to_eperm", t_error_rewrite },
