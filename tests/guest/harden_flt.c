@@ -2440,6 +2440,114 @@ out:
 	return ret;
 }
 
+/*
+ * review5 of patch 57: a GETATTR of a node without a filter fills the kstat
+ * from vfs_getattr() on the backing path directly, the filtered path goes
+ * through fuse_stat_to_attr() and fuse_attr_to_stat(). Both views of one
+ * ext4 (the filter a count-only one: hfilter, nothing configured) must show
+ * every statx field alike, for each request mask and sync flag: st_dev and
+ * the mount id are each view's own; the rest (file type and mode with
+ * setuid/sticky bits, nlink, uid/gid, rdev, size, blocks, blksize, the four
+ * times, btime, attributes and their mask, result_mask) as the backing has
+ * them, st_ino included (the first backing superblock keeps its numbers).
+ */
+static bool statx_same(const char *what, const struct statx *a, const struct statx *b, bool same_dev)
+{
+#define SX(f)                                                                                 \
+	if (a->f != b->f) {                                                                   \
+		printf("# %s: " #f " %llu != %llu\n", what, (unsigned long long)a->f,        \
+		       (unsigned long long)b->f);                                             \
+		ok = false;                                                                   \
+	}
+	bool ok = true;
+
+	SX(stx_mask) SX(stx_blksize) SX(stx_attributes) SX(stx_nlink) SX(stx_uid) SX(stx_gid)
+	SX(stx_mode) SX(stx_ino) SX(stx_size) SX(stx_blocks) SX(stx_attributes_mask)
+	SX(stx_atime.tv_sec) SX(stx_atime.tv_nsec) SX(stx_btime.tv_sec) SX(stx_btime.tv_nsec)
+	SX(stx_ctime.tv_sec) SX(stx_ctime.tv_nsec) SX(stx_mtime.tv_sec) SX(stx_mtime.tv_nsec)
+	SX(stx_rdev_major) SX(stx_rdev_minor)
+	if (same_dev) {
+		SX(stx_dev_major) SX(stx_dev_minor)
+	}
+#undef SX
+	return ok;
+}
+
+static int t_stat_unfiltered_fields(void)
+{
+	static const char *const names[] = { ".", "f", "suid", "hard", "d", "l", "chr", "fifo", "append" };
+	static const struct {
+		unsigned int mask, flags;
+	} q[] = {
+		{ STATX_BASIC_STATS | STATX_BTIME, 0 },
+		{ STATX_ALL, AT_STATX_FORCE_SYNC },
+		{ STATX_BTIME, AT_STATX_DONT_SYNC },
+		{ 0, 0 },
+		{ STATX_TYPE | STATX_MODE, AT_SYMLINK_NOFOLLOW },
+	};
+	char plain[128];
+	int ret = TAP_FAIL, dirfd = -1, fd;
+	bool plain_mounted = false, ok = true;
+	long long runs;
+
+	SETUP(HF_EXT4, NULL);
+	EXPECT(run("cd %s && echo data > f && cp f suid && chmod 6755 suid && chown 1234:5678 suid && "
+		   "truncate -s 1M hard && ln hard hard2 && mkdir -m 1777 d && ln -s f l && "
+		   "mknod chr c 1 3 && mkfifo fifo && touch append && chattr +a append", E.back) == 0);
+	EXPECT(hf_mount(false) == 0);
+	snprintf(plain, sizeof(plain), "%s/plain", E.dir);
+	OK(mkdir(plain, 0755));
+	dirfd = open(E.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	EXPECT(dirfd >= 0);
+	{
+		char opts[96];
+
+		snprintf(opts, sizeof(opts), "root_dir=%d,allow_other,no_daemon", dirfd);
+		fd = tfuse_mount(plain, opts);
+		EXPECT(fd >= 0, "mounting the view without a filter: %s", strerror(-fd));
+		close(fd);
+		plain_mounted = true;
+	}
+	runs = PRE_RUNS(FUSE_GETATTR);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		for (size_t j = 0; j < ARRAY_SIZE(q); j++) {
+			struct statx sb, sf, su;
+			char what[96];
+			int flags = q[j].flags | (strcmp(names[i], ".") ? AT_SYMLINK_NOFOLLOW : 0);
+
+			snprintf(what, sizeof(what), "%s, mask %#x, flags %#x", names[i], q[j].mask,
+				 q[j].flags);
+			EXPECT(!statx(AT_FDCWD, B(names[i]), flags, q[j].mask, &sb), "%s: backing: %s", what,
+			       strerror(errno));
+			EXPECT(!statx(AT_FDCWD, M(names[i]), flags, q[j].mask, &sf), "%s: filtered: %s", what,
+			       strerror(errno));
+			EXPECT(!statx(AT_FDCWD, at(plain, names[i]), flags, q[j].mask, &su),
+			       "%s: unfiltered: %s", what, strerror(errno));
+			/* the view's root is not a mount root of the backing: the attribute differs */
+			if (!strcmp(names[i], ".")) {
+				sb.stx_attributes &= ~STATX_ATTR_MOUNT_ROOT;
+				sf.stx_attributes &= ~STATX_ATTR_MOUNT_ROOT;
+				su.stx_attributes &= ~STATX_ATTR_MOUNT_ROOT;
+			}
+			ok &= statx_same(what, &sf, &su, false);
+			ok &= statx_same(what, &sb, &su, false);
+			EXPECT(su.stx_mnt_id != sf.stx_mnt_id && su.stx_dev_minor != sb.stx_dev_minor,
+			       "%s: st_dev or the mount id not the view's", what);
+		}
+	}
+	EXPECT(PRE_RUNS(FUSE_GETATTR) > runs, "the filtered view ran no GETATTR prefilter");
+	EXPECT(ok, "the views differ (above)");
+	ret = TAP_OK;
+out:
+	if (plain_mounted)
+		umount2(plain, MNT_DETACH);
+	if (dirfd >= 0)
+		close(dirfd);
+	run("chattr -a %s/append 2>/dev/null", E.back);
+	hf_teardown();
+	return ret;
+}
+
 static const struct tap_case cases[] = {
 	{ "rw_postfilter_sync", t_rw_post_sync },
 	{ "rw_postfilter_libaio", t_rw_post_libaio },
@@ -2478,6 +2586,8 @@ static const struct tap_case cases[] = {
 	{ "splice_write_filtered", t_splice_write },
 	{ "copy_file_range_write_filtered", t_copy_file_range_write },
 	{ "mmap_shared_write_filtered", t_mmap_shared_write },
+	/* the hostile review of 57 */
+	{ "stat_unfiltered_fields", t_stat_unfiltered_fields },
 };
 
 TAP_MAIN("harden_flt", cases)

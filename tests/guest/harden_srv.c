@@ -123,6 +123,10 @@ struct hs_shared {
 	uint32_t fopen;			/* fuse_open_out.open_flags of an OPEN */
 	uint32_t fsync_flags;		/* of the last FSYNC */
 	uint64_t write_lo, write_hi;	/* the bytes the WRITEs covered (set by the test) */
+	int write_stall;		/* set: a WRITE is answered once the test clears it */
+	int write_err;			/* WRITE fails with this errno (0: succeeds) */
+	uint64_t write_notify;		/* a WRITE of this node: first NOTIFY_DELETE s0 (nodeid 10) */
+	int notify_rc;			/* what that NOTIFY_DELETE returned (1: not sent yet) */
 };
 
 struct hs_env {
@@ -286,6 +290,8 @@ static int hs_getattr(int fd, struct tfuse_req *req, struct hs_shared *sh)
 	return tfuse_reply(fd, req->h->unique, 0, &o, sizeof(o));
 }
 
+static int notify(int fd, int code, const void *arg, size_t len);
+
 /* WRITE, READ (end of file), SETATTR and FSYNC of a server whose files take writes */
 static int hs_data(int fd, struct tfuse_req *req, struct hs_shared *sh)
 {
@@ -295,7 +301,23 @@ static int hs_data(int fd, struct tfuse_req *req, struct hs_shared *sh)
 	case FUSE_WRITE: {
 		const struct fuse_write_in *in = req->arg;
 		struct fuse_write_out o = { .size = in->size };
+		int err;
 
+		while (__atomic_load_n(&sh->write_stall, __ATOMIC_SEQ_CST))
+			usleep(1000);
+		if (req->h->nodeid == __atomic_load_n(&sh->write_notify, __ATOMIC_SEQ_CST)) {
+			struct {
+				struct fuse_notify_delete_out d;
+				char name[4];
+			} del = { .d = { .parent = FUSE_ROOT_ID, .child = 10, .namelen = 2 }, .name = "s0" };
+
+			usleep(300000);
+			__atomic_store_n(&sh->notify_rc, notify(fd, FUSE_NOTIFY_DELETE, &del, sizeof(del.d) + 3),
+					 __ATOMIC_SEQ_CST);
+		}
+		err = __atomic_load_n(&sh->write_err, __ATOMIC_SEQ_CST);
+		if (err)
+			return tfuse_reply(fd, unique, -err, NULL, 0);
 		if (in->offset < sh->write_lo)
 			sh->write_lo = in->offset;
 		if (in->offset + in->size > sh->write_hi)
@@ -2784,7 +2806,7 @@ static int t_splice_served_empty_pipe(void)
 		} del = { .d = { .parent = FUSE_ROOT_ID, .child = 10, .namelen = 2 }, .name = "s0" };
 
 		usleep(100000);
-		_exit(notify(e.fuse_fd, FUSE_NOTIFY_DELETE, &del, sizeof(del)) ? 1 : 0);
+		_exit(notify(e.fuse_fd, FUSE_NOTIFY_DELETE, &del, sizeof(del.d) + 3) ? 1 : 0);
 	}
 	EXPECT(notifier > 0);
 	st_sync = wait_ms(syncer, 1500);
@@ -2795,6 +2817,8 @@ static int t_splice_served_empty_pipe(void)
 	EXPECT(st_sync != -1 && st_notify != -1,
 	       "waiting for a splice that waits for an empty pipe: fsync() of another fd %s, the server's NOTIFY_DELETE %s",
 	       st_sync == -1 ? "yes" : "no", st_notify == -1 ? "yes" : "no");
+	EXPECT(st_sync == 0 && st_notify == 0, "fsync() status %#x, NOTIFY_DELETE status %#x", st_sync,
+	       st_notify);
 	ret = TAP_OK;
 out:
 	if (p[1] >= 0 && ret != TAP_OK) {
@@ -2812,6 +2836,338 @@ out:
 		close(p[0]);
 	if (p[1] >= 0)
 		close(p[1]);
+	if (fd >= 0)
+		close(fd);
+	if (hs_teardown(&e))
+		ret = TAP_FAIL;
+	return ret;
+}
+
+/*
+ * review5 of patch 56: a splice into a server's file still takes the FUSE
+ * inode's lock before the pipe's, and iter_file_splice_write() takes the
+ * pipe's (mutex_lock(), uninterruptible) with the inode locked. Another
+ * consumer of the same pipe holds the pipe's lock for as long as its own
+ * write takes: here a splice from the pipe into a file of a second server
+ * that does not answer the WRITE (a socket whose peer does not read, or a
+ * pipe_write() faulting on a FUSE mapping, hold it the same way). Meanwhile
+ * the splice into s0 waits for the pipe with s0's inode locked, and every
+ * fsync(), close(), truncate of s0, and its server's NOTIFY_DELETE, wait in
+ * D state with it: what patch 56 set out to end, for an empty pipe. With
+ * one server behind both files it is a deadlock (the server's thread in
+ * NOTIFY_DELETE of s0, the WRITE it would answer next holding the pipe).
+ * Before patch 51 (pipe, then inode: the generic order) the splice into s0
+ * waited for the pipe without s0's lock.
+ */
+static int t_splice_served_pipe_busy(void)
+{
+	struct hs_env e = { .fuse_fd = -1, .server = -1 }, e2 = { .fuse_fd = -1, .server = -1 };
+	int ret = TAP_FAIL, fd = -1, fd2 = -1, rc, p[2] = { -1, -1 }, st_sync, st_notify;
+	pid_t holder = -1, splicer = -1, syncer = -1, notifier = -1;
+	char buf[1024];
+
+	rc = hs_data_setup(&e, 0, 0);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	rc = hs_data_setup(&e2, 0, 0);
+	EXPECT(!rc, "setup of the second server: %s", strerror(-rc));
+	fd = open(at(e.mnt, "s0"), O_WRONLY | O_CLOEXEC);
+	EXPECT(fd >= 0, "open: %s", strerror(errno));
+	fd2 = open(at(e2.mnt, "s0"), O_WRONLY | O_CLOEXEC);
+	EXPECT(fd2 >= 0, "open: %s", strerror(errno));
+	OK(pipe(p));
+	memset(buf, 'p', sizeof(buf));
+	EXPECT(write(p[1], buf, sizeof(buf)) == sizeof(buf));
+	e2.sh->write_stall = 1;
+	holder = fork();
+	if (holder == 0)
+		_exit(splice(p[0], NULL, fd2, NULL, 512, 0) == 512 ? 0 : 1);
+	EXPECT(holder > 0);
+	usleep(300000); /* the holder waits for its WRITE with the pipe locked */
+	splicer = fork();
+	if (splicer == 0)
+		_exit(splice(p[0], NULL, fd, NULL, 512, 0) == 512 ? 0 : 1);
+	EXPECT(splicer > 0);
+	usleep(300000); /* the splice into s0 waits for the pipe */
+	syncer = fork();
+	if (syncer == 0) {
+		int fd3 = open(at(e.mnt, "s0"), O_WRONLY | O_CLOEXEC);
+
+		_exit(fd3 >= 0 && !fsync(fd3) ? 0 : 1);
+	}
+	EXPECT(syncer > 0);
+	notifier = fork();
+	if (notifier == 0) {
+		struct {
+			struct fuse_notify_delete_out d;
+			char name[4];
+		} del = { .d = { .parent = FUSE_ROOT_ID, .child = 10, .namelen = 2 }, .name = "s0" };
+
+		usleep(100000);
+		_exit(notify(e.fuse_fd, FUSE_NOTIFY_DELETE, &del, sizeof(del.d) + 3) ? 1 : 0);
+	}
+	EXPECT(notifier > 0);
+	st_sync = wait_ms(syncer, 1500);
+	st_notify = wait_ms(notifier, 500);
+	e2.sh->write_stall = 0;
+	EXPECT(st_sync != -1 && st_notify != -1,
+	       "waiting for a splice that waits for the pipe's lock: fsync() of another fd %s, the server's NOTIFY_DELETE %s",
+	       st_sync == -1 ? "yes" : "no", st_notify == -1 ? "yes" : "no");
+	EXPECT(st_sync == 0 && st_notify == 0, "fsync() status %#x, NOTIFY_DELETE status %#x", st_sync,
+	       st_notify);
+	EXPECT(wait_ms(holder, 5000) == 0 && wait_ms(splicer, 5000) == 0, "the splices failed");
+	holder = splicer = -1;
+	ret = TAP_OK;
+out:
+	if (e2.sh)
+		e2.sh->write_stall = 0;
+	if (holder > 0)
+		waitpid(holder, NULL, 0);
+	if (splicer > 0)
+		waitpid(splicer, NULL, 0);
+	if (syncer > 0)
+		waitpid(syncer, NULL, 0);
+	if (notifier > 0)
+		waitpid(notifier, NULL, 0);
+	if (p[0] >= 0)
+		close(p[0]);
+	if (p[1] >= 0)
+		close(p[1]);
+	if (fd >= 0)
+		close(fd);
+	if (fd2 >= 0)
+		close(fd2);
+	if (e.sh && hs_teardown(&e))
+		ret = TAP_FAIL;
+	if (e2.sh && hs_teardown(&e2))
+		ret = TAP_FAIL;
+	return ret;
+}
+
+/*
+ * review5: splice_served_pipe_busy with one server: a deadlock. A splice
+ * from the pipe into s1 holds the pipe's lock until the server answers its
+ * WRITE; the server first sends NOTIFY_DELETE of s0 (as a server does that
+ * drops a file when another is written), which locks s0; a splice from the
+ * same pipe into s0 holds s0's lock (patch 51's order) and waits for the
+ * pipe's. Nothing moves, SIGKILL included (the WRITE was sent, so its
+ * writer waits it out; the others wait in mutex_lock() and down_write()),
+ * until the connection is aborted, which the case then does.
+ */
+static int t_splice_served_pipe_deadlock(void)
+{
+	struct hs_env e = { .fuse_fd = -1, .server = -1 };
+	int ret = TAP_FAIL, fd0 = -1, fd1 = -1, rc, p[2] = { -1, -1 }, st_h, st_s;
+	pid_t holder = -1, splicer = -1;
+	struct hs_ent *ent;
+	struct stat st;
+	char buf[1024];
+
+	rc = hs_data_setup(&e, 0, 0);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	ent = hs_add(&e, FUSE_ROOT_ID, "s1", NULL);
+	EXPECT(ent);
+	ent->nodeid = 11;
+	ent->mode_set = true;
+	ent->mode = S_IFREG | 0666;
+	OK(stat(e.mnt, &st));
+	fd0 = open(at(e.mnt, "s0"), O_WRONLY | O_CLOEXEC);
+	fd1 = open(at(e.mnt, "s1"), O_WRONLY | O_CLOEXEC);
+	EXPECT(fd0 >= 0 && fd1 >= 0, "open: %s", strerror(errno));
+	OK(pipe(p));
+	memset(buf, 'p', sizeof(buf));
+	EXPECT(write(p[1], buf, sizeof(buf)) == sizeof(buf));
+	e.sh->notify_rc = 1;
+	e.sh->write_notify = 11;
+	holder = fork();
+	if (holder == 0)
+		_exit(splice(p[0], NULL, fd1, NULL, 512, 0) == 512 ? 0 : 1);
+	EXPECT(holder > 0);
+	usleep(100000); /* the holder's WRITE is at the server, which waits 300 ms to notify */
+	splicer = fork();
+	if (splicer == 0)
+		_exit(splice(p[0], NULL, fd0, NULL, 512, 0) == 512 ? 0 : 1);
+	EXPECT(splicer > 0);
+	st_h = wait_ms(holder, 3000);
+	st_s = wait_ms(splicer, 500);
+	if (st_h == -1 || st_s == -1) {
+		char abort_path[64];
+
+		/* No run(): its child's exec closes fd0, and fuse_flush() waits for s0's lock */
+		snprintf(abort_path, sizeof(abort_path), "/sys/fs/fuse/connections/%u/abort",
+			 minor(st.st_dev));
+		write_file(abort_path, "1", 1);
+	} else {
+		holder = splicer = -1;
+	}
+	EXPECT(st_h != -1 && st_s != -1,
+	       "deadlocked (aborted): the splice into s1 %s, the splice into s0 %s",
+	       st_h == -1 ? "waits" : "done", st_s == -1 ? "waits" : "done");
+	EXPECT(st_h == 0 && st_s == 0, "the splices: status %#x, %#x", st_h, st_s);
+	EXPECT(e.sh->notify_rc == 0, "the server's NOTIFY_DELETE: %d", e.sh->notify_rc);
+	ret = TAP_OK;
+out:
+	if (holder > 0)
+		waitpid(holder, NULL, 0);
+	if (splicer > 0)
+		waitpid(splicer, NULL, 0);
+	if (p[0] >= 0)
+		close(p[0]);
+	if (p[1] >= 0)
+		close(p[1]);
+	if (fd0 >= 0)
+		close(fd0);
+	if (fd1 >= 0)
+		close(fd1);
+	if (e.sh && hs_teardown(&e))
+		ret = TAP_FAIL;
+	return ret;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * review5: patch 56 waits for an empty pipe on its rd_wait, unlocked, with
+ * a lockless test of the pipe. Every way the pipe can fill or lose its last
+ * writer must wake the splice, with what splice() returned before: a
+ * write(), a vmsplice(), a splice from a file, a tee() from another pipe
+ * (the data, 512); the last writer's close() (0); a signal without
+ * SA_RESTART (EINTR); a pipe opened O_NONBLOCK (EAGAIN at once).
+ */
+static int t_splice_served_wakeups(void)
+{
+	enum { V_WRITE, V_VMSPLICE, V_SPLICE, V_TEE, V_CLOSE, V_SIGNAL, V_NONBLOCK, V_N };
+	static const char *const name[V_N] = { "write", "vmsplice", "splice", "tee", "close",
+					       "signal", "O_NONBLOCK" };
+	static const int want[V_N] = { 0, 0, 0, 0, 2, 3, 4 };
+	struct hs_env e = { .fuse_fd = -1, .server = -1 };
+	int ret = TAP_FAIL, fd = -1, src = -1, rc, st, p[2] = { -1, -1 }, q[2] = { -1, -1 };
+	char buf[512];
+	pid_t child = -1;
+	loff_t off;
+
+	rc = hs_data_setup(&e, 0, 0);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	fd = open(at(e.mnt, "s0"), O_WRONLY | O_CLOEXEC);
+	EXPECT(fd >= 0, "open: %s", strerror(errno));
+	memset(buf, 'w', sizeof(buf));
+	src = open(at(e.back, "src"), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	EXPECT(src >= 0 && write(src, buf, sizeof(buf)) == sizeof(buf));
+	for (int v = 0; v < V_N; v++) {
+		OK(pipe2(p, v == V_NONBLOCK ? O_NONBLOCK : 0));
+		child = fork();
+		if (child == 0) {
+			struct sigaction sa = { .sa_handler = on_usr1 };
+			long r;
+
+			sigaction(SIGUSR1, &sa, NULL);
+			close(p[1]);
+			r = splice(p[0], NULL, fd, NULL, sizeof(buf), 0);
+			_exit(r == sizeof(buf) ? 0 : r == 0 ? 2 : errno == EINTR ? 3 : errno == EAGAIN ? 4 : 1);
+		}
+		EXPECT(child > 0);
+		usleep(200000);
+		switch (v) {
+		case V_WRITE:
+			EXPECT(write(p[1], buf, sizeof(buf)) == sizeof(buf));
+			break;
+		case V_VMSPLICE: {
+			struct iovec iov = { buf, sizeof(buf) };
+
+			EXPECT(vmsplice(p[1], &iov, 1, 0) == sizeof(buf), "vmsplice: %s", strerror(errno));
+			break;
+		}
+		case V_SPLICE:
+			off = 0;
+			EXPECT(splice(src, &off, p[1], NULL, sizeof(buf), 0) == sizeof(buf), "splice: %s",
+			       strerror(errno));
+			break;
+		case V_TEE:
+			OK(pipe(q));
+			EXPECT(write(q[1], buf, sizeof(buf)) == sizeof(buf));
+			EXPECT(tee(q[0], p[1], sizeof(buf), 0) == sizeof(buf), "tee: %s", strerror(errno));
+			break;
+		case V_CLOSE:
+			close(p[1]);
+			p[1] = -1;
+			break;
+		case V_SIGNAL:
+			kill(child, SIGUSR1);
+			break;
+		}
+		st = wait_ms(child, 2000);
+		EXPECT(st != -1, "%s: the splice still waits", name[v]);
+		child = -1;
+		EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == want[v], "%s: status %#x, want exit %d", name[v], st,
+		       want[v]);
+		for (int i = 0; i < 2; i++) {
+			if (p[i] >= 0)
+				close(p[i]);
+			if (q[i] >= 0)
+				close(q[i]);
+			p[i] = q[i] = -1;
+		}
+	}
+	ret = TAP_OK;
+out:
+	if (p[1] >= 0)
+		close(p[1]);
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (p[i] >= 0)
+			close(p[i]);
+		if (q[i] >= 0)
+			close(q[i]);
+	}
+	if (src >= 0)
+		close(src);
+	if (fd >= 0)
+		close(fd);
+	if (hs_teardown(&e))
+		ret = TAP_FAIL;
+	return ret;
+}
+
+/*
+ * review5: the server answers a WRITE with EAGAIN. write() sends the WRITE
+ * once and returns EAGAIN, and so did a splice before patch 56. Patch 56
+ * takes an -EAGAIN with data in the pipe for data that came after the pipe
+ * was found empty, and splices again: the server gets a second WRITE that
+ * no one asked for (a splice whose second pass succeeds returns what the
+ * first refused).
+ */
+static int t_splice_served_write_eagain(void)
+{
+	struct hs_env e = { .fuse_fd = -1, .server = -1 };
+	int ret = TAP_FAIL, fd = -1, rc, left = -1;
+	struct tfuse_counts a, b;
+	uint32_t by_write;
+	loff_t off = 4096;
+	long r;
+
+	rc = hs_data_setup(&e, 0, 0);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	e.sh->write_err = EAGAIN;
+	fd = open(at(e.mnt, "s0"), O_WRONLY | O_CLOEXEC);
+	EXPECT(fd >= 0, "open: %s", strerror(errno));
+	tfuse_counts_get(e.counts, &a);
+	ERR(pwrite(fd, "w", 1, 0), EAGAIN);
+	tfuse_counts_get(e.counts, &b);
+	by_write = op_delta(&a, &b, FUSE_WRITE);
+	tfuse_counts_get(e.counts, &a);
+	r = splice_into(fd, &off, 512, &left);
+	tfuse_counts_get(e.counts, &b);
+	EXPECT(r == -EAGAIN, "splice: %ld (%s)", r, r < 0 ? strerror(-r) : "written");
+	EXPECT(left == 512, "%d bytes left in the pipe", left);
+	EXPECT(op_delta(&a, &b, FUSE_WRITE) == by_write, "write() sent %u WRITEs, splice %u", by_write,
+	       op_delta(&a, &b, FUSE_WRITE));
+	ret = TAP_OK;
+out:
 	if (fd >= 0)
 		close(fd);
 	if (hs_teardown(&e))
@@ -2866,6 +3222,10 @@ CASE(splice_served_osync)
 CASE(splice_served_direct_io_osync)
 CASE(splice_served_fsync_error)
 CASE(splice_served_empty_pipe)
+CASE(splice_served_pipe_busy)
+CASE(splice_served_pipe_deadlock)
+CASE(splice_served_wakeups)
+CASE(splice_served_write_eagain)
 
 static const struct tap_case cases[] = {
 	/* item 1 */
@@ -2909,6 +3269,11 @@ static const struct tap_case cases[] = {
 	{ "splice_served_direct_io_osync", c_splice_served_direct_io_osync },
 	{ "splice_served_fsync_error", c_splice_served_fsync_error },
 	{ "splice_served_empty_pipe", c_splice_served_empty_pipe },
+	/* the hostile review of 56 */
+	{ "splice_served_pipe_busy", c_splice_served_pipe_busy },
+	{ "splice_served_pipe_deadlock", c_splice_served_pipe_deadlock },
+	{ "splice_served_wakeups", c_splice_served_wakeups },
+	{ "splice_served_write_eagain", c_splice_served_write_eagain },
 };
 
 TAP_MAIN("harden_srv", cases)
