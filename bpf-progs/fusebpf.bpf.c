@@ -49,14 +49,17 @@ SEC("fuse")
 int fusebpf(struct fuse_bpf_ctx *ctx)
 {
 	__u32 policies = fusebpf_cfg().policies;
+	int verdict;
 
 	if (fusebpf_is_entry(ctx))
 		return fusebpf_stats_entry(ctx, policies & FUSEBPF_POLICY_HIDE ? hide_entry(ctx) : 0);
 	if (fusebpf_is_post(ctx))
 		return fusebpf_stats_post(ctx, fusebpf_post(ctx, policies));
-	if (policies & FUSEBPF_POLICY_HIDE)
-		return fusebpf_stats_pre(ctx, fusebpf_pre(ctx, policies));
-	return fusebpf_stats_pre(ctx, fusebpf_no_entries(ctx, fusebpf_pre(ctx, policies)));
+	verdict = fusebpf_pre(ctx, policies);
+	/* Only hide looks at a listing's names */
+	if (!(policies & FUSEBPF_POLICY_HIDE))
+		verdict = fusebpf_no_entries(ctx, verdict);
+	return fusebpf_stats_pre(ctx, verdict);
 }
 
 char LICENSE[] SEC("license") = "GPL";
