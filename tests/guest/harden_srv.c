@@ -2674,8 +2674,9 @@ out:
 /*
  * review4: an O_SYNC file opened FOPEN_DIRECT_IO is not synced by write()
  * (fuse_direct_write_iter() leaves it to the server, which gets O_SYNC in
- * the WRITE's flags): no FSYNC. Patch 54 syncs every O_SYNC splice, so a
- * splice sent an FSYNC that write() does not, and failed if it failed.
+ * the WRITE's flags): no FSYNC. Patch 54's first version synced every
+ * O_SYNC splice, so a splice sent an FSYNC that write() does not, and
+ * failed if it failed; now it leaves FOPEN_DIRECT_IO files alone.
  */
 static int t_splice_served_direct_io_osync(void)
 {
@@ -2713,11 +2714,11 @@ out:
  * review4: the sync of an O_SYNC write fails (the server's FSYNC: EIO).
  * write() returns EIO and leaves the file position where it was; so did a
  * splice before patch 51 (the write path's generic_write_sync() failed,
- * iter_file_splice_write() kept its buffers and the offset). Patch 54 syncs
- * after iter_file_splice_write() has consumed the pipe and moved *ppos,
- * and replaces the count with the errno: splice() returns EIO, but the file
- * position has moved and the data has left the pipe. Consistent are the
- * errno with the position unchanged, or the count with the position moved.
+ * iter_file_splice_write() kept its buffers and the offset). Patch 54's
+ * first version synced after iter_file_splice_write() had consumed the
+ * pipe and moved *ppos, and replaced the count with the errno: EIO with
+ * the position moved. Consistent are the errno with the position
+ * unchanged (what patch 54 does now), or the count with the position moved.
  */
 static int t_splice_served_fsync_error(void)
 {
@@ -2772,7 +2773,8 @@ static int wait_ms(pid_t pid, int ms)
  * and so does the server's own NOTIFY_DELETE of it (fuse_reverse_inval_entry()
  * locks the child): a server thread stuck there while the pipe's writer
  * waits for that server is a deadlock. Here another process's fsync() and
- * the server's notification must not wait for the pipe.
+ * the server's notification must not wait for the pipe (patch 56 waits for
+ * data unlocked).
  */
 static int t_splice_served_empty_pipe(void)
 {
@@ -3155,11 +3157,11 @@ out:
 
 /*
  * review5: the server answers a WRITE with EAGAIN. write() sends the WRITE
- * once and returns EAGAIN, and so did a splice before patch 56. Patch 56
- * takes an -EAGAIN with data in the pipe for data that came after the pipe
- * was found empty, and splices again: the server gets a second WRITE that
- * no one asked for (a splice whose second pass succeeds returns what the
- * first refused).
+ * once and returns EAGAIN, and so did a splice before patch 56. Patch 56's
+ * first version took an -EAGAIN with data in the pipe for data that came
+ * after the pipe was found empty, and spliced again: the server got a
+ * second WRITE that no one asked for. Now an -EAGAIN with data in the pipe
+ * is the write's answer, after one WRITE.
  */
 static int t_splice_served_write_eagain(void)
 {
