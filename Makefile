@@ -282,8 +282,12 @@ BENCH_SRC_DIRS := fs/ext4 fs/fuse fs/overlayfs fs/xfs kernel/bpf mm
 bench: all $(BENCH_OUT)/fsbench $(BENCH_OUT)/src.tar
 	$(Q)FUSEBPF_KERNEL=normal VM_OUT=$${VM_OUT:-$(abspath $(BENCH_OUT))/vm} VM_TIMEOUT=$${VM_TIMEOUT:-9000} \
 		$(if $(BENCH_CPUS),taskset -c $(BENCH_CPUS)) env -u BENCH_OUT kernel/vm.sh bench/bench.sh && \
-		cp $${VM_OUT:-$(BENCH_OUT)/vm}/bench.* $(BENCH_OUT)/ && \
-		bench/chart.sh $(BENCH_OUT)/bench.dat $(BENCH_OUT)/bench.svg
+		if [ -n "$(BENCH_PROFILE)" ]; then \
+			echo "bench: profiles in $${VM_OUT:-$(BENCH_OUT)/vm}/perf/"; \
+		else \
+			cp $${VM_OUT:-$(BENCH_OUT)/vm}/bench.* $(BENCH_OUT)/ && \
+			bench/chart.sh $(BENCH_OUT)/bench.dat $(BENCH_OUT)/bench.svg; \
+		fi
 
 $(BENCH_OUT)/fsbench: bench/fsbench.c
 	$(call msg,CC,$@)
