@@ -2,12 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # bench/compare.sh A B: do two make bench runs agree? A and B are run
-# directories (holding bench.tsv) or bench.tsv files. For every cell but
-# native's, each run's ratio to native (its median over the rounds, divided
-# by native's median of the same run) must lie within the other run's
-# spread (the cell's min and max over native's median, as bench.md shows
-# them). Prints one line per cell and a count; exits 1 if a cell disagrees,
-# 2 on bad input.
+# directories (holding bench.tsv) or bench.tsv files. Each run's ratios come
+# from bench/summary.awk, as bench.md shows them: per cell, the median of
+# the per-round ratios to native, and their min and max (the spread). A cell
+# agrees when each run's median lies within the other run's spread. Prints
+# one line per cell and a count; exits 1 if a cell disagrees, 2 on bad input.
 
 set -euo pipefail
 
@@ -21,43 +20,43 @@ tsv_of() {
 	echo "$f"
 }
 
+# The ratio table of a run, as bench.dat: a row per workload, then ratio,
+# min and max per configuration but native.
+dat_of() {	# tsv dir
+	mkdir -p "$2"
+	awk -F'\t' -v out="$2" -f "$(dirname "$0")/summary.awk" "$1" >/dev/null ||
+		die "$1: summary.awk failed"
+	echo "$2/bench.dat"
+}
+
 [ $# -eq 2 ] || die "usage: bench/compare.sh RUN_A RUN_B (directories or bench.tsv files)"
 a=$(tsv_of "$1")
 b=$(tsv_of "$2")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+da=$(dat_of "$a" "$tmp/a")
+db=$(dat_of "$b" "$tmp/b")
 
-awk -F'\t' -v A="$a" -v B="$b" '
-function sort_num(v, n,    i, j, t) {
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
-			t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
-		}
+awk -F'\t' -v A="$da" '
+# Row 1 names the configurations (every third column); rows after it hold
+# ratio, min, max per configuration. Cells are keyed by workload and name.
+FNR == 1 {
+	run = FILENAME == A ? "a" : "b"
+	for (j = 2; j <= NF; j += 3)
+		name[run, j] = $j
+	next
 }
-
-# med/lo/hi of run r, cell k, from its numeric samples; 0 if it has none.
-function stats(r, k,    n, i, v) {
-	n = 0
-	for (i = 1; i <= cnt[r, k]; i++)
-		if (val[r, k, i] ~ /^[0-9.]+$/)
-			v[++n] = val[r, k, i] + 0
-	if (!n)
-		return 0
-	sort_num(v, n)
-	med[r, k] = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-	lo[r, k] = v[1]
-	hi[r, k] = v[n]
-	return 1
-}
-
-FNR == 1 { run = FILENAME == A ? "a" : "b"; next }
 {
-	k = $2 SUBSEP $3
-	if (!((run, k) in cnt)) {
+	for (j = 2; j <= NF; j += 3) {
+		k = $1 SUBSEP name[run, j]
 		if (!(k in seen)) {
 			seen[k] = 1
 			order[++nk] = k
 		}
+		if ($j != "NaN") {
+			r[run, k] = $j; lo[run, k] = $(j + 1); hi[run, k] = $(j + 2)
+		}
 	}
-	val[run, k, ++cnt[run, k]] = $4
 }
 
 END {
@@ -65,16 +64,12 @@ END {
 	for (i = 1; i <= nk; i++) {
 		k = order[i]
 		split(k, wc, SUBSEP)
-		if (wc[2] == "native")
-			continue
-		n = wc[1] SUBSEP "native"
-		if (!stats("a", k) || !stats("b", k) || !stats("a", n) || !stats("b", n) ||
-		    !med["a", n] || !med["b", n]) {
+		if (!(("a", k) in r) || !(("b", k) in r)) {
 			skipped++
 			continue
 		}
-		ra = med["a", k] / med["a", n]; la = lo["a", k] / med["a", n]; ha = hi["a", k] / med["a", n]
-		rb = med["b", k] / med["b", n]; lb = lo["b", k] / med["b", n]; hb = hi["b", k] / med["b", n]
+		ra = r["a", k]; la = lo["a", k]; ha = hi["a", k]
+		rb = r["b", k]; lb = lo["b", k]; hb = hi["b", k]
 		ok = ra >= lb && ra <= hb && rb >= la && rb <= ha
 		total++
 		agree += ok
@@ -85,4 +80,4 @@ END {
 	printf "\n%d of %d cells agree (each run'\''s ratio within the other'\''s spread)", agree, total
 	printf "%s\n", skipped ? sprintf("; %d without numbers in both runs", skipped) : ""
 	exit agree == total ? 0 : 1
-}' "$a" "$b"
+}' "$da" "$db"

@@ -3,12 +3,15 @@
 # bench/summary.awk: make bench's results from its samples (bench.tsv:
 # round, workload, config, value; value a rate, "ro" for a write workload
 # skipped on a read-only view, "fail" for a failed run). Per cell: the
-# median, min and max over the rounds, and the ratios of each to native's
-# median (rates: higher is faster). Prints the ratio table on stdout and
-# writes, in the directory `out`: bench.md (the ratio and absolute tables),
-# bench.json, and bench.dat (ratio, min, max per configuration; for
-# bench/chart.sh). Variables: configs, workloads, units, out, rounds, secs,
-# kernel, cpus, when, load.
+# median, min and max over the rounds; and its ratio to native, round by
+# round (the cell's rate in a round over native's in the same round), as
+# the median, min and max of those per-round ratios (rates: higher is
+# faster), so that native's own movement is in the spread. Prints the ratio
+# table on stdout and writes, in the directory `out`: bench.md (the ratio
+# and absolute tables), bench.json, and bench.dat (ratio, min, max per
+# configuration; for bench/chart.sh and bench/compare.sh). Variables:
+# configs, workloads (default: in the order of the samples), units, out,
+# rounds, secs, kernel, cpus, when, load.
 
 function sort_num(a, n,    i, j, t) {
 	for (i = 2; i <= n; i++)
@@ -17,12 +20,24 @@ function sort_num(a, n,    i, j, t) {
 		}
 }
 
+function is_num(s) {
+	return s ~ /^[0-9.]+$/
+}
+
+# The median of a[1..n], sorted in place; m["lo"] and m["hi"] get the ends.
+function median(a, n, m) {
+	sort_num(a, n)
+	m["lo"] = a[1]
+	m["hi"] = a[n]
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+
 # Fills med[], lo[], hi[], state[] for cell k from its samples.
-function cell(k,    n, i, a, s) {
+function cell(k,    n, i, a, s, m) {
 	n = 0
 	for (i = 1; i <= cnt[k]; i++) {
 		s = val[k, i]
-		if (s ~ /^[0-9.]+$/)
+		if (is_num(s))
 			a[++n] = s + 0
 		else if (s == "ro")
 			state[k] = "ro"
@@ -34,17 +49,30 @@ function cell(k,    n, i, a, s) {
 			state[k] = cnt[k] ? "fail" : "none"
 		return
 	}
-	sort_num(a, n)
-	med[k] = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	lo[k] = a[1]
-	hi[k] = a[n]
+	med[k] = median(a, n, m)
+	lo[k] = m["lo"]
+	hi[k] = m["hi"]
 	state[k] = "ok"
 	for (i = 1; i <= n; i++)
 		samples[k] = samples[k] (i > 1 ? ", " : "") a[i]
 }
 
-function ratio(x, w) {
-	return med[w SUBSEP "native"] > 0 ? x / med[w SUBSEP "native"] : -1
+# Fills rmed[], rlo[], rhi[] for cell k of workload w: the ratios to native
+# of the rounds in which both have a number. No entry: no such round.
+function ratios(k, w,    n, i, r, x, y, a, m) {
+	n = 0
+	for (i = 1; i <= cnt[k]; i++) {
+		r = rnd[k, i]
+		x = val[k, i]
+		y = byround[w, "native", r]
+		if (is_num(x) && is_num(y) && y > 0)
+			a[++n] = x / y
+	}
+	if (!n)
+		return
+	rmed[k] = median(a, n, m)
+	rlo[k] = m["lo"]
+	rhi[k] = m["hi"]
 }
 
 function human(x) {
@@ -64,8 +92,9 @@ function rcell(w, c,    k) {
 		return state[k]
 	if (c == "native")
 		return sprintf("%s %s", human(med[k]), unit[w])
-	return sprintf("%.2f (%.2f-%.2f)%s", ratio(med[k], w), ratio(lo[k], w), ratio(hi[k], w),
-		       failed[k] ? "!" : "")
+	if (!(k in rmed))
+		return "-"
+	return sprintf("%.2f (%.2f-%.2f)%s", rmed[k], rlo[k], rhi[k], failed[k] ? "!" : "")
 }
 
 function acell(w, c,    k) {
@@ -80,7 +109,7 @@ function jnum(x) {
 }
 
 function write_md(f,    w, c, i, j) {
-	printf "Ratios to native (median over %d rounds, min-max in brackets; higher is faster; ro: a write workload on a read-only view, skipped):\n\n", rounds > f
+	printf "Ratios to native (each round's rate over native's in the same round: the median over %d rounds, min-max in brackets; higher is faster; ro: a write workload on a read-only view, skipped):\n\n", rounds > f
 	printf "| workload |" > f
 	for (j = 1; j <= nc; j++)
 		printf " %s |", cfg[j] > f
@@ -134,8 +163,10 @@ function write_json(f,    w, c, i, j, k, sep) {
 			}
 			printf "{\"state\": \"ok\", \"median\": %s, \"min\": %s, \"max\": %s, ",
 				jnum(med[k]), jnum(lo[k]), jnum(hi[k]) > f
-			printf "\"ratio\": %.4f, \"ratio_min\": %.4f, \"ratio_max\": %.4f, \"failed\": %d, \"samples\": [%s]}",
-				ratio(med[k], w), ratio(lo[k], w), ratio(hi[k], w), failed[k], samples[k] > f
+			if (k in rmed)
+				printf "\"ratio\": %.4f, \"ratio_min\": %.4f, \"ratio_max\": %.4f, ",
+					rmed[k], rlo[k], rhi[k] > f
+			printf "\"failed\": %d, \"samples\": [%s]}", failed[k], samples[k] > f
 		}
 		printf "}}%s\n", (i < nw ? "," : "") > f
 	}
@@ -155,8 +186,8 @@ function write_dat(f,    w, c, i, j, k) {
 		printf "%s", w > f
 		for (j = 2; j <= nc; j++) {
 			k = w SUBSEP cfg[j]
-			if (state[k] == "ok" && med[w SUBSEP "native"] > 0)
-				printf "\t%.4f\t%.4f\t%.4f", ratio(med[k], w), ratio(lo[k], w), ratio(hi[k], w) > f
+			if (state[k] == "ok" && (k in rmed))
+				printf "\t%.4f\t%.4f\t%.4f", rmed[k], rlo[k], rhi[k] > f
 			else
 				printf "\tNaN\tNaN\tNaN" > f
 		}
@@ -177,26 +208,51 @@ function print_table(    w, i, j) {
 			printf " %17s", rcell(w, cfg[j])
 		printf "\n"
 	}
-	printf "\nRatios to native: median (min-max) of %d rounds; native: its median. ro: skipped (read-only view).\n", rounds
+	printf "\nRatios to native, round by round: median (min-max) of %d rounds; native: its median. ro: skipped (read-only view).\n", rounds
 }
 
 BEGIN {
+	rounds_given = rounds != ""
 	nc = split(configs, cfg, " ")
 	nw = split(workloads, wl, " ")
 	split(units, u, " ")
 	for (i = 1; i <= nw; i++)
 		unit[wl[i]] = u[i]
+	if (!configs)
+		cfg[nc = 1] = "native"
+	if (secs == "")
+		secs = "null"
+}
+
+# Without configs or workloads, they are taken in the order of the samples.
+function seen(list, n, x,    i) {
+	for (i = 1; i <= n; i++)
+		if (list[i] == x)
+			return n
+	list[++n] = x
+	return n
 }
 
 NR > 1 {
 	k = $2 SUBSEP $3
 	val[k, ++cnt[k]] = $4
+	rnd[k, cnt[k]] = $1
+	if (!rounds_given && $1 > rounds)
+		rounds = $1
+	byround[k, $1] = $4
+	if (!configs)
+		nc = seen(cfg, nc, $3)
+	if (!workloads)
+		nw = seen(wl, nw, $2)
 }
 
 END {
 	for (i = 1; i <= nw; i++)
 		for (j = 1; j <= nc; j++)
 			cell(wl[i] SUBSEP cfg[j])
+	for (i = 1; i <= nw; i++)
+		for (j = 2; j <= nc; j++)
+			ratios(wl[i] SUBSEP cfg[j], wl[i])
 	print_table()
 	write_md(out "/bench.md")
 	write_json(out "/bench.json")
