@@ -225,11 +225,23 @@ static __always_inline bool fusebpf_is_entry(const struct fuse_bpf_ctx *ctx)
  * or a negative errno: -ENAMETOOLONG when it does not fit (such a name then
  * matches nothing), -ENOENT when the op has no such arg.
  */
+/*
+ * Most names are short: they are copied into the first FUSEBPF_NAME_SHORT
+ * bytes and the rest is zeroed here, with a few stores, rather than by the
+ * helper's memset of the whole buffer; a longer name is copied again whole.
+ */
+#define FUSEBPF_NAME_SHORT 32
+
 static __always_inline long fusebpf_get_name(struct fuse_bpf_ctx *ctx, __u32 arg,
 					     struct fusebpf_name *n)
 {
-	long size = bpf_fuse_get_arg(ctx, arg, n->name, sizeof(n->name));
+	long size = bpf_fuse_get_arg(ctx, arg, n->name, FUSEBPF_NAME_SHORT);
 
+	if (size > FUSEBPF_NAME_SHORT)
+		size = bpf_fuse_get_arg(ctx, arg, n->name, sizeof(n->name));
+	else
+		__builtin_memset(n->name + FUSEBPF_NAME_SHORT, 0,
+				 sizeof(n->name) - FUSEBPF_NAME_SHORT);
 	if (size < 0)
 		return size;
 	if (size > (long)sizeof(n->name))
@@ -350,6 +362,26 @@ static long fusebpf_glob_step(__u32 index, void *data)
 	return 0;
 }
 
+/*
+ * A quick no before the state machine: a pattern that does not start (end)
+ * with '*' or '?' only matches a name that starts (ends) with its first
+ * (last) byte. Most names fail here, so most globs cost two compares.
+ */
+static __always_inline bool fusebpf_glob_ends_match(const struct fusebpf_name *n, long len,
+						    const char *pat, __u32 plen)
+{
+	char first, last;
+
+	if (!plen || !len)
+		return true;
+	first = pat[0];
+	last = pat[(plen - 1) & (FUSEBPF_PATTERN_MAX - 1)];
+	if (first != '*' && first != '?' && first != n->name[0])
+		return false;
+	return last == '*' || last == '?' ||
+	       last == n->name[(len - 1) & (FUSEBPF_NAME_MAX - 1)];
+}
+
 static __always_inline bool fusebpf_glob_match(const struct fusebpf_name *n, long len,
 					       const char *pat, __u32 plen)
 {
@@ -358,6 +390,8 @@ static __always_inline bool fusebpf_glob_match(const struct fusebpf_name *n, lon
 	};
 
 	if (len < 0 || len >= FUSEBPF_NAME_MAX || plen > FUSEBPF_PATTERN_MAX - 1)
+		return false;
+	if (!fusebpf_glob_ends_match(n, len, pat, plen))
 		return false;
 	/* Steps: at most (plen + 1) per name byte, and plen at the end. */
 	bpf_loop((len + 1) * (plen + 1) + plen + 1, fusebpf_glob_step, &g, 0);

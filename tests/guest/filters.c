@@ -317,6 +317,13 @@ static int t_name_matching(void)
 		{ "abcb", 0, 0 },
 		{ "aXbXcXbXc", 1, 1 },		/* backtracking */
 		{ "aXbXcXbX", 0, 0 },
+		{ "xab", 1, 1 },		/* glob ?ab: first byte any */
+		{ "ab", 0, 0 },
+		{ "xac", 0, 0 },
+		{ "cache-", 1, 1 },		/* glob cache-*: last byte any */
+		{ "cache-x.c", 1, 1 },
+		{ "cachex", 0, 0 },
+		{ "Cache-x", 0, 0 },
 		{ ".profile", 0, 1 },		/* dotfiles */
 		{ ".", 0, 0 },
 		{ "..", 0, 0 },
@@ -334,6 +341,8 @@ static int t_name_matching(void)
 	EXPECT(set_pattern(pats, 5, FUSEBPF_PAT_GLOB, "*.o") == 0);
 	EXPECT(set_pattern(pats, 6, FUSEBPF_PAT_GLOB, "core.?") == 0);
 	EXPECT(set_pattern(pats, 15, FUSEBPF_PAT_GLOB, "a*b*c") == 0);
+	EXPECT(set_pattern(pats, 8, FUSEBPF_PAT_GLOB, "?ab") == 0);
+	EXPECT(set_pattern(pats, 9, FUSEBPF_PAT_GLOB, "cache-*") == 0);
 	for (int pass = 0; pass < 2; pass++) {
 		cfg.hide_flags = pass ? FUSEBPF_HIDE_DOTFILES : 0;
 		EXPECT(set_config(bpf_map__fd(skel->maps.fusebpf_config), &cfg) == 0);
