@@ -276,18 +276,13 @@ demo: all
 # dominate the numbers. The job's source tree is cut from Debian's
 # linux-source tarball once.
 # BENCH_CPUS=1 pins the guest to host CPU 1 (taskset), away from other work.
+# The rounds are spread over BENCH_BOOTS guest boots (default: one round a
+# boot), so that the spread shows what changes between boots (bench/run.sh).
 # bench/compare.sh A B says whether two runs' results agree.
 BENCH_OUT := $(BUILD)/bench
 BENCH_SRC_DIRS := fs/ext4 fs/fuse fs/overlayfs fs/xfs kernel/bpf mm
 bench: all $(BENCH_OUT)/fsbench $(BENCH_OUT)/src.tar
-	$(Q)FUSEBPF_KERNEL=normal VM_OUT=$${VM_OUT:-$(abspath $(BENCH_OUT))/vm} VM_TIMEOUT=$${VM_TIMEOUT:-9000} \
-		$(if $(BENCH_CPUS),taskset -c $(BENCH_CPUS)) env -u BENCH_OUT kernel/vm.sh bench/bench.sh && \
-		if [ -n "$(BENCH_PROFILE)" ]; then \
-			echo "bench: profiles in $${VM_OUT:-$(BENCH_OUT)/vm}/perf/"; \
-		else \
-			cp $${VM_OUT:-$(BENCH_OUT)/vm}/bench.* $(BENCH_OUT)/ && \
-			bench/chart.sh $(BENCH_OUT)/bench.dat $(BENCH_OUT)/bench.svg; \
-		fi
+	$(Q)BENCH_OUT=$(abspath $(BENCH_OUT)) bench/run.sh
 
 $(BENCH_OUT)/fsbench: bench/fsbench.c
 	$(call msg,CC,$@)

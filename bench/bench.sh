@@ -32,7 +32,11 @@
 # first. Results: bench.tsv (every sample), bench.json, bench.md (tables),
 # bench.dat (ratios, for bench/chart.sh) in BENCH_OUT.
 #
-#   BENCH_ROUNDS     rounds (default 5)
+#   BENCH_ROUNDS     rounds (default 5) in this boot
+#   BENCH_ROUND_FIRST  the number of this boot's first round (default 1);
+#                    above 1, this boot's samples are added to those of the
+#                    boots before, read from BENCH_PRIOR_TSV (bench/run.sh
+#                    spreads a run's rounds over several boots this way)
 #   BENCH_SECONDS    seconds per timed cell (default 1)
 #   BENCH_QUICK=1    a smoke run: 1 round of 0.3 s cells, smaller trees
 #   BENCH_CONFIGS    the configurations to run, separated by commas or spaces
@@ -53,6 +57,7 @@ set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 export PATH=$here/build:$here/build/bench:$PATH
 rounds=${BENCH_ROUNDS:-5}
+first=${BENCH_ROUND_FIRST:-1}
 secs=${BENCH_SECONDS:-1}
 nbig=10000	# entries in the readdir directory
 ndirs=20 nper=100	# the stat/open tree: ndirs directories of nper files
@@ -97,6 +102,7 @@ check_input() {
 		[[ " $(echo $all_workloads) " == *" $w "* ]] || die "unknown workload '$w' (known: $(echo $all_workloads))"
 	done
 	[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUNDS must be a positive number, not '$rounds'"
+	[[ "$first" =~ ^[1-9][0-9]*$ ]] || die "BENCH_ROUND_FIRST must be a positive number, not '$first'"
 	[[ "$secs" =~ ^[0-9]*\.?[0-9]+$ ]] || die "BENCH_SECONDS must be a number, not '$secs'"
 	command -v "$cli" >/dev/null || die "$cli is missing: make cli"
 	command -v fsbench >/dev/null || die "build/bench/fsbench is missing: make bench builds it"
@@ -302,8 +308,8 @@ warm_up() {
 }
 
 run_rounds() {	# tsv
-	local r w c v line wi=0 t0=$SECONDS
-	for ((r = 1; r <= rounds; r++)); do
+	local r w c v line wi=0 t0=$SECONDS last=$((first + rounds - 1))
+	for ((r = first; r <= last; r++)); do
 		wi=0
 		for w in $workloads; do
 			line="$w:"
@@ -320,7 +326,7 @@ run_rounds() {	# tsv
 			say "$line"
 			wi=$((wi + 1))
 		done
-		say "round $r of $rounds done ($((SECONDS - t0)) s)"
+		say "round $r done ($((SECONDS - t0)) s; this boot: rounds $first-$last)"
 	done
 }
 
@@ -331,7 +337,7 @@ run_rounds() {	# tsv
 # (stdout), bench.md, bench.json and bench.dat (gnuplot).
 summarize() {	# tsv
 	awk -F'\t' -v configs="$configs" -v workloads="$workloads" -v out="$out" \
-		-v rounds="$rounds" -v secs="$secs" -v kernel="$(uname -r)" \
+		-v rounds="$((first + rounds - 1))" -v secs="$secs" -v kernel="$(uname -r)" \
 		-v cpus="$(nproc)" -v when="$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 		-v units="$(for w in $workloads; do echo -n "$(unit_of $w) "; done)" \
 		-v load="$(cut -d' ' -f1-3 /proc/loadavg)" -f "$here/bench/summary.awk" "$1"
@@ -406,7 +412,13 @@ main() {
 		return
 	fi
 	say "$rounds rounds of $(echo $workloads | wc -w) workloads on $(echo $configs | wc -w) configurations, ${secs} s cells"
-	printf 'round\tworkload\tconfig\tvalue\n' >"$tsv"
+	if [ "$first" = 1 ]; then
+		printf 'round\tworkload\tconfig\tvalue\n' >"$tsv"
+	else
+		[ -s "${BENCH_PRIOR_TSV:-}" ] ||
+			die "BENCH_ROUND_FIRST=$first needs the rounds before it in BENCH_PRIOR_TSV"
+		cp "$BENCH_PRIOR_TSV" "$tsv"
+	fi
 	run_rounds "$tsv"
 	summarize "$tsv"
 	[ "${BENCH_BPFSTATS:-0}" != 1 ] || bpf_stats_report
