@@ -219,19 +219,19 @@ static __always_inline bool fusebpf_is_entry(const struct fuse_bpf_ctx *ctx)
 /* ---- names ------------------------------------------------------------------ */
 
 /*
- * Copy a name arg to n (usually on the stack: the kernel's args cannot be
- * indexed directly), NUL-terminated and zero-filled so that n is a ready
- * hash key for the name maps. Returns the name's length (without the NUL),
- * or a negative errno: -ENAMETOOLONG when it does not fit (such a name then
- * matches nothing), -ENOENT when the op has no such arg.
- */
-/*
  * Most names are short: they are copied into the first FUSEBPF_NAME_SHORT
  * bytes and the rest is zeroed here, with a few stores, rather than by the
  * helper's memset of the whole buffer; a longer name is copied again whole.
  */
 #define FUSEBPF_NAME_SHORT 32
 
+/*
+ * Copy a name arg to n (usually on the stack: the kernel's args cannot be
+ * indexed directly), NUL-terminated and zero-filled so that n is a ready
+ * hash key for the name maps. Returns the name's length (without the NUL),
+ * or a negative errno: -ENAMETOOLONG when it does not fit (such a name then
+ * matches nothing), -ENOENT when the op has no such arg.
+ */
 static __always_inline long fusebpf_get_name(struct fuse_bpf_ctx *ctx, __u32 arg,
 					     struct fusebpf_name *n)
 {
