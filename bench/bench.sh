@@ -308,7 +308,7 @@ warm_up() {
 }
 
 run_rounds() {	# tsv
-	local r w c v line wi=0 t0=$SECONDS last=$((first + rounds - 1))
+	local r w c v line wi=0 t0=$SECONDS
 	for ((r = first; r <= last; r++)); do
 		wi=0
 		for w in $workloads; do
@@ -337,7 +337,7 @@ run_rounds() {	# tsv
 # (stdout), bench.md, bench.json and bench.dat (gnuplot).
 summarize() {	# tsv
 	awk -F'\t' -v configs="$configs" -v workloads="$workloads" -v out="$out" \
-		-v rounds="$((first + rounds - 1))" -v secs="$secs" -v kernel="$(uname -r)" \
+		-v rounds="$last" -v secs="$secs" -v kernel="$(uname -r)" \
 		-v cpus="$(nproc)" -v when="$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 		-v units="$(for w in $workloads; do echo -n "$(unit_of $w) "; done)" \
 		-v load="$(cut -d' ' -f1-3 /proc/loadavg)" -f "$here/bench/summary.awk" "$1"
@@ -395,6 +395,7 @@ profile() {
 main() {
 	local c tsv=$out/bench.tsv
 	check_input
+	last=$((first + rounds - 1))	# this boot's last round, the run's so far
 	trap cleanup EXIT
 	cleanup
 	say "setting up: $configs"

@@ -59,11 +59,10 @@ function cell(k,    n, i, a, s, m) {
 
 # Fills rmed[], rlo[], rhi[] for cell k of workload w: the ratios to native
 # of the rounds in which both have a number. No entry: no such round.
-function ratios(k, w,    n, i, r, x, y, a, m) {
+function ratios(k, w,    n, r, x, y, a, m) {
 	n = 0
-	for (i = 1; i <= cnt[k]; i++) {
-		r = rnd[k, i]
-		x = val[k, i]
+	for (r = 1; r <= last_round; r++) {
+		x = byround[k, r]
 		y = byround[w, "native", r]
 		if (is_num(x) && is_num(y) && y > 0)
 			a[++n] = x / y
@@ -212,7 +211,6 @@ function print_table(    w, i, j) {
 }
 
 BEGIN {
-	rounds_given = rounds != ""
 	nc = split(configs, cfg, " ")
 	nw = split(workloads, wl, " ")
 	split(units, u, " ")
@@ -236,10 +234,9 @@ function seen(list, n, x,    i) {
 NR > 1 {
 	k = $2 SUBSEP $3
 	val[k, ++cnt[k]] = $4
-	rnd[k, cnt[k]] = $1
-	if (!rounds_given && $1 > rounds)
-		rounds = $1
 	byround[k, $1] = $4
+	if ($1 > last_round)
+		last_round = $1
 	if (!configs)
 		nc = seen(cfg, nc, $3)
 	if (!workloads)
@@ -247,6 +244,8 @@ NR > 1 {
 }
 
 END {
+	if (rounds == "")
+		rounds = last_round
 	for (i = 1; i <= nw; i++)
 		for (j = 1; j <= nc; j++)
 			cell(wl[i] SUBSEP cfg[j])
