@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host test of bench/compare.sh (TAP 13): two runs whose ratios lie within
-# each other's spread agree; a cell that moved outside disagrees (exit 1,
-# named); ratios are taken round by round; a file that is not a bench.tsv
-# is refused (exit 2).
+# Host test of bench/compare.sh (TAP 13): two runs whose spreads overlap
+# agree, even where a median lies outside the other's spread (counted, with
+# what runs of one distribution would give); a cell whose spreads are
+# disjoint disagrees (exit 1, named); ratios are taken round by round; a
+# file that is not a bench.tsv is refused (exit 2).
 set -u
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
@@ -14,7 +15,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; sed 's/^/# /' "$tmp/out"; }
 check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
 echo "TAP version 13"
-echo "1..5"
+echo "1..7"
 
 # run NAME FUSEBPF [NATIVE]: a bench.tsv of 3 rounds; fuse-bpf's stat
 # samples in FUSEBPF, native's in NATIVE (default 100 each round).
@@ -36,7 +37,15 @@ run b 92,97,99
 bench/compare.sh "$tmp/a" "$tmp/b" >"$tmp/out" 2>&1
 rc=$?
 check "overlapping runs agree (status $rc)" '[ $rc = 0 ] && grep -q "1 of 1 cells agree" "$tmp/out"'
-check "cells never run or read-only are counted as having no numbers" 'grep -q "3 without numbers" "$tmp/out"'
+check "cells never run or read-only are counted as having no numbers" 'grep -q "^3 cells without numbers" "$tmp/out"'
+# The spreads 0.90-1.00 and 0.97-1.10 overlap; B's median 1.05 is outside A's.
+run e 97,105,110
+bench/compare.sh "$tmp/a" "$tmp/e" >"$tmp/out" 2>&1
+rc=$?
+check "overlapping spreads agree, a median outside is counted (status $rc)" \
+	'[ $rc = 0 ] && grep -q "^stat .*fuse-bpf .* yes  *NO$" "$tmp/out" && grep -q "^0 of 1 cells: each run" "$tmp/out"'
+check "the counts come with what identical runs of 3 rounds give" \
+	'grep -q "overlap (runs of one distribution: 9[0-9]%)" "$tmp/out" && grep -q "3 and 3 rounds: [34][0-9]%" "$tmp/out"'
 run c 60,62,65
 bench/compare.sh "$tmp/a/bench.tsv" "$tmp/c/bench.tsv" >"$tmp/out" 2>&1
 rc=$?
