@@ -693,6 +693,80 @@ out:
 	return ret;
 }
 
+/* Free bytes and inodes of the backing filesystem, once what was written reached it. */
+static int backing_free(const char *b, long long *bytes, long long *inodes)
+{
+	struct statfs s;
+	int fd = open(b, O_RDONLY | O_DIRECTORY), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = syncfs(fd) || fstatfs(fd, &s);
+	close(fd);
+	if (rc)
+		return -1;
+	*bytes = (long long)s.f_bfree * s.f_bsize;
+	*inodes = (long long)s.f_ffree;
+	return 0;
+}
+
+#define PT_BIG (16 << 20)
+
+/* Space and inode given back to the backing, allowing for a little metadata. */
+#define FREED_AGAIN(what)                                                                   \
+	do {                                                                                \
+		OK(backing_free(b, &bytes, &inodes));                                       \
+		EXPECT(bytes > bytes0 - PT_BIG / 4 && inodes >= inodes0,                    \
+		       "after %s, the backing has %lld KiB and %lld inodes less than before", \
+		       what, (bytes0 - bytes) >> 10, inodes0 - inodes);                     \
+	} while (0)
+
+/*
+ * A file removed through the view gives its blocks and inode back at once,
+ * as it does natively: its cached FUSE dentry must not keep the backing one
+ * (patch 58). An open one gives them back at its last close.
+ */
+int op_remove_frees_space(struct pt_env *e)
+{
+	const char *m = e->m, *b = e->b;
+	long long bytes0, inodes0, bytes, inodes;
+	int ret = TAP_FAIL, fd = -1;
+	struct stat st;
+
+	OK(backing_free(b, &bytes0, &inodes0));
+	MAKE(P(m, "big"), PT_BIG, 3);
+	OK(backing_free(b, &bytes, &inodes));
+	EXPECT(bytes < bytes0 - PT_BIG / 2 && inodes < inodes0, "writing 16 MiB used no space");
+	OK(stat(P(m, "big"), &st));
+	OK(unlink(P(m, "big")));
+	FREED_AGAIN("an unlink");
+	/* The name is free again, and a new file of it is another file. */
+	ERR(stat(P(m, "big"), &st), ENOENT);
+	MAKE(P(m, "big"), PT_BIG, 4);
+	MAKE(P(m, "small"), 10, 5);
+	OK(rename(P(m, "small"), P(m, "big")));
+	OK(unlink(P(m, "big")));
+	FREED_AGAIN("a rename over a file and an unlink");
+	OK(mkdir(P(m, "dir"), 0755));
+	OK(stat(P(m, "dir"), &st));
+	OK(rmdir(P(m, "dir")));
+	FREED_AGAIN("an rmdir");
+	/* A file unlinked while open keeps its blocks until its last close. */
+	MAKE(P(m, "big"), PT_BIG, 6);
+	fd = open(P(m, "big"), O_RDONLY);
+	EXPECT(fd >= 0);
+	OK(unlink(P(m, "big")));
+	OK(backing_free(b, &bytes, &inodes));
+	EXPECT(bytes < bytes0 - PT_BIG / 2, "an open file's blocks were freed at its unlink");
+	OK(closefd(&fd));
+	FREED_AGAIN("the last close of an unlinked file");
+	SAME_LISTING(NULL);
+	ret = TAP_OK;
+out:
+	closefd(&fd);
+	return ret;
+}
+
 /* --- read and write ---------------------------------------------------------------- */
 
 int op_read_write_sync(struct pt_env *e)
