@@ -137,6 +137,7 @@ int pt_make_file(const char *path, size_t len, uint32_t seed);
 	X(unlink_closed_before)   \
 	X(unlink_open_fd)         \
 	X(remove_frees_space)     \
+	X(setfl_flags)            \
 	X(read_write_sync)        \
 	X(read_write_io_uring)    \
 	X(read_write_libaio)      \

@@ -767,6 +767,58 @@ out:
 	return ret;
 }
 
+/*
+ * fcntl(F_SETFL) changes O_APPEND and O_DIRECT of an open file: its next read
+ * or write goes by the new flags through the view as natively (patch 59),
+ * not by those the backing file was opened with.
+ */
+int op_setfl_flags(struct pt_env *e)
+{
+	const char *m = e->m, *b = e->b;
+	int ret = TAP_FAIL, fd = -1, fd2 = -1;
+	char buf[8] = "";
+	loff_t off;
+
+	MAKE(P(b, "f"), 0, 0);
+	fd = open(P(m, "f"), O_WRONLY | O_APPEND);
+	EXPECT(fd >= 0);
+	OK(write(fd, "abcd", 4));
+	OK(fcntl(fd, F_SETFL, 0));
+	EXPECT(pwrite(fd, "X", 1, 0) == 1);
+	OK(lseek(fd, 1, SEEK_SET));
+	EXPECT(write(fd, "Y", 1) == 1);
+	EXPECT(!bytes_are(P(b, "f"), "XYcd", 4), "writes after clearing O_APPEND still appended");
+	OK(fcntl(fd, F_SETFL, O_APPEND));
+	OK(lseek(fd, 0, SEEK_SET));
+	EXPECT(write(fd, "Z", 1) == 1);
+	EXPECT(!bytes_are(P(b, "f"), "XYcdZ", 5), "a write after setting O_APPEND did not append");
+	/* copy_file_range() and splice refuse an O_APPEND file, and take it once cleared */
+	OK(fcntl(fd, F_SETFL, 0));
+	fd2 = open(P(m, "f"), O_RDONLY);
+	EXPECT(fd2 >= 0);
+	off = 0;
+	EXPECT(copy_file_range(fd2, &off, fd, NULL, 2, 0) == 2, "copy_file_range: %s", strerror(errno));
+	EXPECT(!bytes_are(P(b, "f"), "XYcdZXY", 7), "copy_file_range after clearing O_APPEND");
+	OK(closefd(&fd2));
+	OK(closefd(&fd));
+	fd = open(P(m, "f"), O_RDONLY | O_DIRECT);
+	if (fd < 0) {
+		ERR(open(P(b, "f"), O_RDONLY | O_DIRECT), EINVAL);
+		printf("%s refuses O_DIRECT: the O_DIRECT half is not run\n", pt_kind_name(e->kind));
+		ret = TAP_OK;
+		goto out;
+	}
+	/* Unaligned: fine once O_DIRECT is off */
+	OK(fcntl(fd, F_SETFL, 0));
+	EXPECT(pread(fd, buf + 1, 3, 1) == 3 && !memcmp(buf + 1, "Ycd", 3),
+	       "an unaligned read after clearing O_DIRECT: %s", strerror(errno));
+	ret = TAP_OK;
+out:
+	closefd(&fd);
+	closefd(&fd2);
+	return ret;
+}
+
 /* --- read and write ---------------------------------------------------------------- */
 
 int op_read_write_sync(struct pt_env *e)
