@@ -51,6 +51,8 @@ struct pt_shared {
 	struct fuse_bpf_entry_out craft[PT_CRAFT_MAX];
 	/* >= 0: craft[i].fd becomes a dup of this fd of the test process */
 	int craft_test_fd[PT_CRAFT_MAX];
+	/* UNLINK of a root child: unlinkat() it in the backing filesystem (else EIO). */
+	int serve_unlink;
 	/* Results: the errno of the last backing reply (0: the kernel took it). */
 	int last_reply_err;
 	uint32_t backing_replies;
@@ -137,6 +139,7 @@ int pt_make_file(const char *path, size_t len, uint32_t seed);
 	X(unlink_closed_before)   \
 	X(unlink_open_fd)         \
 	X(remove_frees_space)     \
+	X(remove_dir_frees_inode) \
 	X(setfl_flags)            \
 	X(read_write_sync)        \
 	X(read_write_io_uring)    \

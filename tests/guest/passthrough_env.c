@@ -174,6 +174,10 @@ static int pt_handler(int fd, struct tfuse_req *req, void *ctx)
 	case FUSE_READDIR:
 		/* The root lists nothing: its children exist only when named. */
 		return tfuse_reply(fd, unique, root ? 0 : -EIO, NULL, 0);
+	case FUSE_UNLINK:
+		if (!root || !s->sh->serve_unlink)
+			return tfuse_reply(fd, unique, -EIO, NULL, 0);
+		return tfuse_reply(fd, unique, unlinkat(s->back_fd, req->arg, 0) ? -errno : 0, NULL, 0);
 	case FUSE_RELEASEDIR:
 	case FUSE_ACCESS:
 		return tfuse_reply(fd, unique, 0, NULL, 0);
