@@ -244,10 +244,10 @@ static long long back_free_bytes(const char *back)
  * A file that the server backed in a directory of its own (not backed: the
  * server gets the UNLINK) and removes from the backing filesystem at an
  * unlink through the view gives its blocks back at once, as through a
- * backed directory (remove_frees_space). d_delete() leaves the FUSE dentry
- * negative and cached, and it still holds the backing dentry that the
- * server's unlinkat() could only unhash, and so the backing inode, until
- * the name is looked up again or the dcache is pruned.
+ * backed directory (remove_frees_space). Before patch 58, d_delete() left
+ * the FUSE dentry negative and cached, still holding the backing dentry that
+ * the server's unlinkat() could only unhash, and so the backing inode, until
+ * the name was looked up again or the dcache was pruned (review6).
  */
 static int t_server_unlink_frees_space(void)
 {
@@ -256,7 +256,6 @@ static int t_server_unlink_frees_space(void)
 	struct pt_env e;
 	struct stat st;
 
-	TODO("review6 finding 2: fuse_unlink() leaves a backed FUSE dentry negative and hashed");
 	rc = pt_setup(&e, PT_TMPFS, NULL);
 	EXPECT(!rc, "setup: %s", strerror(-rc));
 	free0 = back_free_bytes(e.back);
