@@ -141,6 +141,9 @@ int pt_make_file(const char *path, size_t len, uint32_t seed);
 	X(remove_frees_space)     \
 	X(remove_dir_frees_inode) \
 	X(setfl_flags)            \
+	X(setfl_copy_from_direct) \
+	X(setfl_append_only)      \
+	X(setfl_noatime)          \
 	X(read_write_sync)        \
 	X(read_write_io_uring)    \
 	X(read_write_libaio)      \

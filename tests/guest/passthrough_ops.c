@@ -14,9 +14,11 @@
 #include <libaio.h>
 #include <liburing.h>
 #include <limits.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/sendfile.h>
@@ -862,6 +864,131 @@ int op_setfl_flags(struct pt_env *e)
 out:
 	closefd(&fd);
 	closefd(&fd2);
+	return ret;
+}
+
+/*
+ * copy_file_range() reads the input through its backing file: after F_SETFL
+ * cleared O_DIRECT on the view's file, an unaligned copy out of it works.
+ */
+int op_setfl_copy_from_direct(struct pt_env *e)
+{
+	const char *m = e->m, *b = e->b;
+	int ret = TAP_FAIL, fd = -1, fd2 = -1;
+	loff_t off_in = 1, off_out = 0;
+	ssize_t n;
+
+	MAKE(P(b, "f"), 0, 0);
+	MAKE(P(b, "g"), 0, 0);
+	fd = open(P(b, "f"), O_WRONLY);
+	EXPECT(fd >= 0);
+	EXPECT(write(fd, "abcd", 4) == 4);
+	OK(fsync(fd));
+	OK(closefd(&fd));
+	fd = open(P(m, "f"), O_RDONLY | O_DIRECT);
+	if (fd < 0) {
+		ERR(open(P(b, "f"), O_RDONLY | O_DIRECT), EINVAL);
+		printf("%s refuses O_DIRECT: not run\n", pt_kind_name(e->kind));
+		ret = TAP_OK;
+		goto out;
+	}
+	OK(fcntl(fd, F_SETFL, 0));
+	fd2 = open(P(m, "g"), O_WRONLY);
+	EXPECT(fd2 >= 0);
+	n = copy_file_range(fd, &off_in, fd2, &off_out, 3, 0);
+	EXPECT(n == 3, "an unaligned copy_file_range() out of a file whose O_DIRECT was cleared: "
+	       "%zd (%s)", n, n < 0 ? strerror(errno) : "short");
+	EXPECT(!bytes_are(P(b, "g"), "bcd", 3));
+	ret = TAP_OK;
+out:
+	closefd(&fd);
+	closefd(&fd2);
+	return ret;
+}
+
+/* chattr +a/-a on a backing path; 0 or -errno */
+static int set_append_only(const char *path, bool on)
+{
+	int fd = open(path, O_RDONLY), flags, rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	flags = on ? flags | FS_APPEND_FL : flags & ~FS_APPEND_FL;
+	if (ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0)
+		rc = -errno;
+out:
+	close(fd);
+	return rc;
+}
+
+/*
+ * O_APPEND is cleared with F_SETFL, then the file is made append-only (the
+ * open file stays writable at any offset, as the VFS checks S_APPEND only
+ * at open and F_SETFL).  A read has nothing to do with O_APPEND and must not
+ * fail; a write goes where it is told, as on the backing file system.
+ */
+int op_setfl_append_only(struct pt_env *e)
+{
+	const char *m = e->m, *b = e->b;
+	int ret = TAP_FAIL, fd = -1, rc;
+	bool marked = false;
+	char buf[4] = "";
+	ssize_t n;
+
+	MAKE(P(b, "f"), 0, 0);
+	fd = open(P(m, "f"), O_RDWR | O_APPEND);
+	EXPECT(fd >= 0);
+	EXPECT(write(fd, "abcd", 4) == 4);
+	OK(fcntl(fd, F_SETFL, 0));
+	rc = set_append_only(P(b, "f"), true);
+	EXPECT(!rc, "chattr +a: %s", strerror(-rc));
+	marked = true;
+	n = pread(fd, buf, 2, 1);
+	EXPECT(n == 2 && !memcmp(buf, "bc", 2),
+	       "a read after O_APPEND was cleared and the file made append-only: %zd (%s)", n,
+	       n < 0 ? strerror(errno) : "short");
+	n = pwrite(fd, "X", 1, 0);
+	EXPECT(n == 1, "a write at 0 after O_APPEND was cleared and the file made append-only: "
+	       "%zd (%s)", n, n < 0 ? strerror(errno) : "short");
+	EXPECT(!bytes_are(P(b, "f"), "Xbcd", 4));
+	ret = TAP_OK;
+out:
+	closefd(&fd);
+	if (marked)
+		set_append_only(P(b, "f"), false);
+	return ret;
+}
+
+/* A read through a file that F_SETFL gave O_NOATIME leaves the atime alone */
+int op_setfl_noatime(struct pt_env *e)
+{
+	const char *m = e->m, *b = e->b;
+	const struct timespec old[2] = { { 1000, 0 }, { 0, UTIME_OMIT } };
+	int ret = TAP_FAIL, fd = -1;
+	char buf[4];
+	struct stat st;
+
+	MAKE(P(b, "f"), 4, 1);
+	fd = open(P(m, "f"), O_RDONLY);
+	EXPECT(fd >= 0);
+	OK(fcntl(fd, F_SETFL, O_NOATIME));
+	EXPECT(fcntl(fd, F_GETFL) & O_NOATIME);
+	OK(utimensat(AT_FDCWD, P(b, "f"), old, 0));
+	EXPECT(pread(fd, buf, 4, 0) == 4);
+	OK(stat(P(b, "f"), &st));
+	EXPECT(st.st_atim.tv_sec == 1000, "a read with O_NOATIME set by F_SETFL changed the atime");
+	/* and the other way: cleared, a read updates it (relatime: atime < mtime) */
+	OK(fcntl(fd, F_SETFL, 0));
+	EXPECT(pread(fd, buf, 4, 0) == 4);
+	OK(stat(P(b, "f"), &st));
+	EXPECT(st.st_atim.tv_sec != 1000, "a read after O_NOATIME was cleared left the atime");
+	ret = TAP_OK;
+out:
+	closefd(&fd);
 	return ret;
 }
 
