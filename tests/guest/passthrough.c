@@ -280,6 +280,60 @@ out:
 	return ret;
 }
 
+/* Free inodes of the backing filesystem, once synced, or -1. */
+static long long back_free_inodes(const char *back)
+{
+	int fd = open(back, O_RDONLY | O_DIRECTORY);
+	struct statfs s;
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	rc = syncfs(fd) || fstatfs(fd, &s);
+	close(fd);
+	return rc ? -1 : (long long)s.f_ffree;
+}
+
+/*
+ * A directory that the server backed in a directory of its own, and removes
+ * from the backing filesystem at an rmdir through the view, gives its inode
+ * back at once even if a missing name was looked up in it through the view,
+ * as remove_dir_frees_inode checks for a backed parent. On ext4, which caches
+ * negative dentries: the FUSE negative child holds its backing dentry, which
+ * the server's rmdir() can therefore not prune, and which then stays cached
+ * with its removed parent once the VFS prunes the FUSE child (review7).
+ */
+static int t_server_rmdir_frees_inode(void)
+{
+	int ret = TAP_FAIL, rc;
+	long long free0, free1;
+	struct pt_env e;
+	struct stat st;
+
+	TODO("review7 finding 1: fuse_rmdir() does not prune a backed directory before the server's RMDIR");
+	rc = pt_setup(&e, PT_EXT4, NULL);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	free0 = back_free_inodes(e.back);
+	EXPECT(free0 >= 0, "statfs: %s", strerror(errno));
+	OK(mkdir(P(e.back, "dir"), 0755));
+	OK(stat(P(e.mnt, "dir"), &st));
+	pt_wait_replies(&e, 1);
+	EXPECT(e.sh->last_reply_err == 0, "the backing reply: %s", strerror(e.sh->last_reply_err));
+	ERR(stat(P(e.mnt, "dir/absent"), &st), ENOENT);
+	e.sh->serve_unlink = 1;
+	OK(rmdir(P(e.mnt, "dir")));
+	ERR(stat(P(e.back, "dir"), &st), ENOENT);
+	free1 = back_free_inodes(e.back);
+	EXPECT(free1 >= free0, "after the rmdir, the backing has %lld inodes less than before",
+	       free0 - free1);
+	ERR(stat(P(e.mnt, "dir"), &st), ENOENT);
+	ret = TAP_OK;
+out:
+	if (pt_teardown(&e))
+		ret = TAP_FAIL;
+	return ret;
+}
+
 /* --- bad replies ------------------------------------------------------------------- */
 
 /*
@@ -1024,6 +1078,7 @@ static const struct tap_case cases[] = {
 	{ "revalidate_backing_of_other_name", t_revalidate_backing_of_other_name },
 	{ "revalidate_backing_mount_root", t_revalidate_backing_mount_root },
 	{ "server_unlink_frees_space", t_server_unlink_frees_space },
+	{ "server_rmdir_frees_inode", t_server_rmdir_frees_inode },
 	{ "bad_reply_entry_type", t_bad_entry_type },
 	{ "bad_reply_entry_type_zero", t_bad_entry_type_zero },
 	{ "bad_reply_unused_nonzero", t_bad_unused_nonzero },

@@ -51,7 +51,7 @@ struct pt_shared {
 	struct fuse_bpf_entry_out craft[PT_CRAFT_MAX];
 	/* >= 0: craft[i].fd becomes a dup of this fd of the test process */
 	int craft_test_fd[PT_CRAFT_MAX];
-	/* UNLINK of a root child: unlinkat() it in the backing filesystem (else EIO). */
+	/* UNLINK, RMDIR of a root child: unlinkat() it in the backing filesystem (else EIO). */
 	int serve_unlink;
 	/* Results: the errno of the last backing reply (0: the kernel took it). */
 	int last_reply_err;
@@ -140,6 +140,8 @@ int pt_make_file(const char *path, size_t len, uint32_t seed);
 	X(unlink_open_fd)         \
 	X(remove_frees_space)     \
 	X(remove_dir_frees_inode) \
+	X(backing_remove_frees_space) \
+	X(rmdir_notempty_keeps_cache) \
 	X(setfl_flags)            \
 	X(setfl_copy_from_direct) \
 	X(setfl_append_only)      \

@@ -178,6 +178,11 @@ static int pt_handler(int fd, struct tfuse_req *req, void *ctx)
 		if (!root || !s->sh->serve_unlink)
 			return tfuse_reply(fd, unique, -EIO, NULL, 0);
 		return tfuse_reply(fd, unique, unlinkat(s->back_fd, req->arg, 0) ? -errno : 0, NULL, 0);
+	case FUSE_RMDIR:
+		if (!root || !s->sh->serve_unlink)
+			return tfuse_reply(fd, unique, -EIO, NULL, 0);
+		return tfuse_reply(fd, unique, unlinkat(s->back_fd, req->arg, AT_REMOVEDIR) ? -errno : 0,
+				   NULL, 0);
 	case FUSE_RELEASEDIR:
 	case FUSE_ACCESS:
 		return tfuse_reply(fd, unique, 0, NULL, 0);

@@ -816,6 +816,105 @@ out:
 }
 
 /*
+ * A file removed on the backing side (by a server, which cannot name a node
+ * the kernel found in a notification, or through another view of the same
+ * directory) gives its blocks back at once too, as on a bind mount, even when
+ * the view has looked it up: the view's unused cached dentry holds the backing
+ * one until the name is walked again or the dcache is pruned (review7).
+ */
+int op_backing_remove_frees_space(struct pt_env *e)
+{
+	const char *m = e->m, *b = e->b;
+	long long bytes0, inodes0, bytes, inodes;
+	int ret = TAP_FAIL;
+	struct stat st;
+
+	if (!e->direct)
+		TODO("review7 finding 3: a cached backed dentry keeps a backing file removed underneath");
+	OK(backing_free(b, &bytes0, &inodes0));
+	MAKE(P(m, "big"), PT_BIG, 3);
+	OK(stat(P(m, "big"), &st));
+	OK(unlink(P(b, "big")));
+	FREED_AGAIN("an unlink on the backing of a file the view looked up");
+	OK(mkdir(P(m, "dir"), 0755));
+	OK(stat(P(m, "dir"), &st));
+	OK(rmdir(P(b, "dir")));
+	FREED_AGAIN("an rmdir on the backing of a directory the view looked up");
+	ERR(stat(P(m, "big"), &st), ENOENT);
+	ERR(stat(P(m, "dir"), &st), ENOENT);
+	SAME_LISTING(NULL);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/* Dentries in the dcache, all file systems: the first field of dentry-state. */
+static long long nr_dentry(void)
+{
+	long long n = -1;
+	FILE *f = fopen("/proc/sys/fs/dentry-state", "r");
+
+	if (f) {
+		if (fscanf(f, "%lld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+#define PT_TREE 2000
+
+/*
+ * An rmdir that fails (ENOTEMPTY) leaves the dcache alone, as natively: it
+ * must not prune the view's cached subtree of the directory, which the next
+ * walks would have to look up again (each one a backing lookup, getattr and
+ * iget). Patch 58 prunes a directory's FUSE children before the backing
+ * rmdir, whether it then succeeds or not (review7).
+ */
+int op_rmdir_notempty_keeps_cache(struct pt_env *e)
+{
+	const char *m = e->m;
+	long long n0, n1;
+	int ret = TAP_FAIL, fd;
+	struct stat st;
+	char name[64];
+
+	if (!e->direct)
+		TODO("review7 finding 2: fuse_bpf_prune_dir() prunes before knowing the removal succeeds");
+	OK(mkdir(P(m, "d"), 0755));
+	OK(mkdir(P(m, "d/sub"), 0755));
+	for (int i = 0; i < PT_TREE; i++) {
+		snprintf(name, sizeof(name), "d/sub/f%d", i);
+		fd = open(P(m, name), O_CREAT | O_WRONLY, 0644);
+		EXPECT(fd >= 0, "creating %s: %s", name, strerror(errno));
+		OK(close(fd));
+	}
+	for (int i = 0; i < PT_TREE; i++) {
+		snprintf(name, sizeof(name), "d/sub/f%d", i);
+		OK(stat(P(m, name), &st));
+	}
+	n0 = nr_dentry();
+	ERR(rmdir(P(m, "d")), ENOTEMPTY);
+	n1 = nr_dentry();
+	EXPECT(n0 > 0 && n1 > n0 - PT_TREE / 2,
+	       "a failed rmdir dropped %lld dentries of the %d cached below it", n0 - n1, PT_TREE);
+	OK(mkdir(P(m, "x"), 0755));
+	for (int i = 0; i < PT_TREE; i++) {
+		snprintf(name, sizeof(name), "d/sub/f%d", i);
+		OK(stat(P(m, name), &st));
+	}
+	n0 = nr_dentry();
+	ERR(rename(P(m, "x"), P(m, "d")), ENOTEMPTY);
+	n1 = nr_dentry();
+	EXPECT(n0 > 0 && n1 > n0 - PT_TREE / 2,
+	       "a failed rename over a directory dropped %lld dentries of the %d cached below it",
+	       n0 - n1, PT_TREE);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/*
  * fcntl(F_SETFL) changes O_APPEND and O_DIRECT of an open file: its next read
  * or write goes by the new flags through the view as natively (patch 59),
  * not by those the backing file was opened with.
