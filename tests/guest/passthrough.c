@@ -310,7 +310,6 @@ static int t_server_rmdir_frees_inode(void)
 	struct pt_env e;
 	struct stat st;
 
-	TODO("review7 finding 1: fuse_rmdir() does not prune a backed directory before the server's RMDIR");
 	rc = pt_setup(&e, PT_EXT4, NULL);
 	EXPECT(!rc, "setup: %s", strerror(-rc));
 	free0 = back_free_inodes(e.back);

@@ -820,7 +820,8 @@ out:
  * the kernel found in a notification, or through another view of the same
  * directory) gives its blocks back at once too, as on a bind mount, even when
  * the view has looked it up: the view's unused cached dentry holds the backing
- * one until the name is walked again or the dcache is pruned (review7).
+ * one until the name is walked again or the dcache is pruned (review7; a
+ * known limit, as with overlayfs, in docs/kernel.md "Not done").
  */
 int op_backing_remove_frees_space(struct pt_env *e)
 {
@@ -868,8 +869,8 @@ static long long nr_dentry(void)
  * An rmdir that fails (ENOTEMPTY) leaves the dcache alone, as natively: it
  * must not prune the view's cached subtree of the directory, which the next
  * walks would have to look up again (each one a backing lookup, getattr and
- * iget). Patch 58 prunes a directory's FUSE children before the backing
- * rmdir, whether it then succeeds or not (review7).
+ * iget). Patch 58's second version pruned a directory's FUSE children before
+ * the backing rmdir, whether it then succeeded or not (review7).
  */
 int op_rmdir_notempty_keeps_cache(struct pt_env *e)
 {
@@ -879,8 +880,6 @@ int op_rmdir_notempty_keeps_cache(struct pt_env *e)
 	struct stat st;
 	char name[64];
 
-	if (!e->direct)
-		TODO("review7 finding 2: fuse_bpf_prune_dir() prunes before knowing the removal succeeds");
 	OK(mkdir(P(m, "d"), 0755));
 	OK(mkdir(P(m, "d/sub"), 0755));
 	for (int i = 0; i < PT_TREE; i++) {
