@@ -145,6 +145,8 @@ int pt_make_file(const char *path, size_t len, uint32_t seed);
 	X(setfl_flags)            \
 	X(setfl_copy_from_direct) \
 	X(setfl_append_only)      \
+	X(setfl_append_only_after_open) \
+	X(setfl_direct_unsupported) \
 	X(setfl_noatime)          \
 	X(read_write_sync)        \
 	X(read_write_io_uring)    \

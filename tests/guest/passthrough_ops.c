@@ -1061,6 +1061,92 @@ out:
 	return ret;
 }
 
+/*
+ * A file opened with O_APPEND and then made append-only (behind the view)
+ * keeps appending: natively, F_SETFL refuses to clear O_APPEND (EPERM, setfl()
+ * checks S_APPEND of the file's inode), so the open file can never write at
+ * an offset.  Through the view, setfl() checks the FUSE inode, whose S_APPEND
+ * is a copy refreshed only by a walk or a getattr; patch 59 then copies the
+ * cleared O_APPEND into the backing file at the next write, which overwrites
+ * the append-only file (review9 finding 1).
+ */
+int op_setfl_append_only_after_open(struct pt_env *e)
+{
+	const char *m = e->m, *b = e->b;
+	int ret = TAP_FAIL, fd = -1, rc, err;
+	bool marked = false;
+	ssize_t n;
+
+	if (!e->direct)
+		TODO("review9 finding 1: F_SETFL clears O_APPEND of a file made append-only behind the view");
+	MAKE(P(b, "f"), 0, 0);
+	fd = open(P(m, "f"), O_RDWR | O_APPEND);
+	EXPECT(fd >= 0);
+	EXPECT(write(fd, "abcd", 4) == 4);
+	rc = set_append_only(P(b, "f"), true);
+	EXPECT(!rc, "chattr +a: %s", strerror(-rc));
+	marked = true;
+	rc = fcntl(fd, F_SETFL, 0);
+	err = rc ? errno : 0;
+	printf("F_SETFL clearing O_APPEND of an append-only file: %s\n", rc ? strerror(err) : "allowed");
+	n = pwrite(fd, "X", 1, 0);
+	EXPECT(n == 1, "a pwrite: %zd (%s)", n, n < 0 ? strerror(errno) : "short");
+	/* (F_SETFL itself fails natively; the view has no hook to refuse it) */
+	EXPECT(!bytes_are(P(b, "f"), "abcdX", 5),
+	       "an O_APPEND file made append-only was written at offset 0 after F_SETFL");
+	ret = TAP_OK;
+out:
+	closefd(&fd);
+	if (marked)
+		set_append_only(P(b, "f"), false);
+	return ret;
+}
+
+/*
+ * F_SETFL(O_DIRECT) on a file whose file system cannot do O_DIRECT (tmpfs on
+ * 6.1) fails with EINVAL natively, and the file goes on working.  Through the
+ * view, setfl() asks the FUSE file (which can), so it succeeds, and then every
+ * read, write, splice and (patch 59) copy_file_range() of the open file fails
+ * with EINVAL until O_DIRECT is cleared again (review9 finding 3).
+ */
+int op_setfl_direct_unsupported(struct pt_env *e)
+{
+	const char *m = e->m, *b = e->b;
+	int ret = TAP_FAIL, fd = -1, fd2 = -1, rc, err;
+	loff_t off_in = 0, off_out = 0;
+	char buf[4];
+	ssize_t n;
+
+	MAKE(P(b, "f"), 4, 1);
+	MAKE(P(b, "g"), 0, 0);
+	fd = open(P(b, "f"), O_RDONLY | O_DIRECT);
+	if (fd >= 0) {
+		printf("%s can do O_DIRECT: not run\n", pt_kind_name(e->kind));
+		ret = TAP_OK;
+		goto out;
+	}
+	if (!e->direct)
+		TODO("review9 finding 3: F_SETFL(O_DIRECT) accepted on a view of a backing without O_DIRECT");
+	fd = open(P(m, "f"), O_RDONLY);
+	EXPECT(fd >= 0);
+	rc = fcntl(fd, F_SETFL, O_DIRECT);
+	err = rc ? errno : 0;
+	printf("F_SETFL(O_DIRECT): %s\n", rc ? strerror(err) : "allowed");
+	n = pread(fd, buf, 4, 0);
+	EXPECT(n == 4, "a read after F_SETFL(O_DIRECT) (%s): %zd (%s)", rc ? strerror(err) : "allowed",
+	       n, n < 0 ? strerror(errno) : "short");
+	fd2 = open(P(m, "g"), O_WRONLY);
+	EXPECT(fd2 >= 0);
+	n = copy_file_range(fd, &off_in, fd2, &off_out, 4, 0);
+	EXPECT(n == 4, "copy_file_range out of it: %zd (%s)", n, n < 0 ? strerror(errno) : "short");
+	EXPECT(rc == -1 && err == EINVAL, "F_SETFL(O_DIRECT) succeeded");
+	ret = TAP_OK;
+out:
+	closefd(&fd);
+	closefd(&fd2);
+	return ret;
+}
+
 /* A read through a file that F_SETFL gave O_NOATIME leaves the atime alone */
 int op_setfl_noatime(struct pt_env *e)
 {
