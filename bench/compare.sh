@@ -9,10 +9,12 @@
 # Two tests per cell: the spreads overlap (the runs agree within their shown
 # spread), and, stricter, each run's median lies within the other's spread.
 # Two runs of one and the same distribution fail the strict test in many
-# cells (about 29% at 5 rounds each, 13% at 7), so the count of cells that
-# pass each test is printed next to what identical runs of these many rounds
-# would give (a simulation). Prints one line per cell and the counts; exits
-# 1 if any cell's spreads are disjoint, 2 on bad input.
+# cells (about 28% at 5 rounds each, 13% at 7) and the overlap test in a
+# few (0.7% at 5 rounds: one cell in 150 is no surprise), so each count is
+# printed next to what identical runs of these many rounds would give (a
+# simulation, bench/agree.awk), with the most cells that such runs fail
+# 99 times in 100. Prints one line per cell and the counts; exits 1 if more
+# cells fail either test than that (the runs disagree), 2 on bad input.
 
 set -euo pipefail
 
