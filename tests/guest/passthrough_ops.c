@@ -1081,7 +1081,10 @@ int op_setfl_append_only_after_open(struct pt_env *e)
 {
 	const char *m = e->m, *b = e->b;
 	int ret = TAP_FAIL, fd = -1, rc, err;
-	bool marked = false;
+	bool marked = false, ring_up = false;
+	struct io_uring_sqe *sqe;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
 	ssize_t n;
 
 	MAKE(P(b, "f"), 0, 0);
@@ -1099,8 +1102,23 @@ int op_setfl_append_only_after_open(struct pt_env *e)
 	/* (F_SETFL itself fails natively; the view has no hook to refuse it) */
 	EXPECT(!bytes_are(P(b, "f"), "abcdX", 5),
 	       "an O_APPEND file made append-only was written at offset 0 after F_SETFL");
+	/* An async write too (it clones the view's iocb, without IOCB_APPEND) */
+	rc = io_uring_queue_init(2, &ring, 0);
+	EXPECT(rc == 0, "io_uring_queue_init: %s", strerror(-rc));
+	ring_up = true;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_write(sqe, fd, "Y", 1, 0);
+	EXPECT(io_uring_submit(&ring) == 1);
+	EXPECT(io_uring_wait_cqe(&ring, &cqe) == 0);
+	n = cqe->res;
+	io_uring_cqe_seen(&ring, cqe);
+	EXPECT(n == 1, "an io_uring write: %zd", n);
+	EXPECT(!bytes_are(P(b, "f"), "abcdXY", 6),
+	       "an O_APPEND file made append-only was written at offset 0 by io_uring");
 	ret = TAP_OK;
 out:
+	if (ring_up)
+		io_uring_queue_exit(&ring);
 	closefd(&fd);
 	if (marked)
 		set_append_only(P(b, "f"), false);
