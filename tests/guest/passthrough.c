@@ -232,12 +232,19 @@ static int t_revalidate_backing_mount_root(void)
 	return revalidate_without_server(true);
 }
 
-/* Free bytes of the backing filesystem (tmpfs: no sync needed), or -1. */
+/* Free bytes, or inodes, of the backing filesystem, once synced, or -1. */
 static long long back_free_bytes(const char *back)
 {
-	struct statfs s;
+	long long bytes, inodes;
 
-	return statfs(back, &s) ? -1 : (long long)s.f_bfree * s.f_bsize;
+	return pt_backing_free(back, &bytes, &inodes) ? -1 : bytes;
+}
+
+static long long back_free_inodes(const char *back)
+{
+	long long bytes, inodes;
+
+	return pt_backing_free(back, &bytes, &inodes) ? -1 : inodes;
 }
 
 /*
@@ -278,20 +285,6 @@ out:
 	if (pt_teardown(&e))
 		ret = TAP_FAIL;
 	return ret;
-}
-
-/* Free inodes of the backing filesystem, once synced, or -1. */
-static long long back_free_inodes(const char *back)
-{
-	int fd = open(back, O_RDONLY | O_DIRECTORY);
-	struct statfs s;
-	int rc;
-
-	if (fd < 0)
-		return -1;
-	rc = syncfs(fd) || fstatfs(fd, &s);
-	close(fd);
-	return rc ? -1 : (long long)s.f_ffree;
 }
 
 /*

@@ -123,6 +123,8 @@ int pt_same_stat(const char *through, const char *backing);
 char *pt_listing(const char *dir);
 /* Make a file of len bytes generated from seed. */
 int pt_make_file(const char *path, size_t len, uint32_t seed);
+/* Free bytes and inodes of the filesystem of dir, once what was written reached it. */
+int pt_backing_free(const char *dir, long long *bytes, long long *inodes);
 
 /* The operation cases (passthrough_ops.c), run over tmpfs and ext4. */
 #define PT_OPS(X)                 \

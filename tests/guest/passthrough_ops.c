@@ -695,8 +695,7 @@ out:
 	return ret;
 }
 
-/* Free bytes and inodes of the backing filesystem, once what was written reached it. */
-static int backing_free(const char *b, long long *bytes, long long *inodes)
+int pt_backing_free(const char *b, long long *bytes, long long *inodes)
 {
 	struct statfs s;
 	int fd = open(b, O_RDONLY | O_DIRECTORY), rc;
@@ -717,7 +716,7 @@ static int backing_free(const char *b, long long *bytes, long long *inodes)
 /* Space and inode given back to the backing, allowing for a little metadata. */
 #define FREED_AGAIN(what)                                                                   \
 	do {                                                                                \
-		OK(backing_free(b, &bytes, &inodes));                                       \
+		OK(pt_backing_free(b, &bytes, &inodes));                                       \
 		EXPECT(bytes > bytes0 - PT_BIG / 4 && inodes >= inodes0,                    \
 		       "after %s, the backing has %lld KiB and %lld inodes less than before", \
 		       what, (bytes0 - bytes) >> 10, inodes0 - inodes);                     \
@@ -735,9 +734,9 @@ int op_remove_frees_space(struct pt_env *e)
 	int ret = TAP_FAIL, fd = -1;
 	struct stat st;
 
-	OK(backing_free(b, &bytes0, &inodes0));
+	OK(pt_backing_free(b, &bytes0, &inodes0));
 	MAKE(P(m, "big"), PT_BIG, 3);
-	OK(backing_free(b, &bytes, &inodes));
+	OK(pt_backing_free(b, &bytes, &inodes));
 	EXPECT(bytes < bytes0 - PT_BIG / 2 && inodes < inodes0, "writing 16 MiB used no space");
 	OK(stat(P(m, "big"), &st));
 	OK(unlink(P(m, "big")));
@@ -758,7 +757,7 @@ int op_remove_frees_space(struct pt_env *e)
 	fd = open(P(m, "big"), O_RDONLY);
 	EXPECT(fd >= 0);
 	OK(unlink(P(m, "big")));
-	OK(backing_free(b, &bytes, &inodes));
+	OK(pt_backing_free(b, &bytes, &inodes));
 	EXPECT(bytes < bytes0 - PT_BIG / 2, "an open file's blocks were freed at its unlink");
 	OK(closefd(&fd));
 	FREED_AGAIN("the last close of an unlinked file");
@@ -786,7 +785,7 @@ int op_remove_dir_frees_inode(struct pt_env *e)
 	struct stat st;
 
 	/* Fails on ext4 only: tmpfs keeps no negative dentries (always_delete_dentry) */
-	OK(backing_free(b, &bytes0, &inodes0));
+	OK(pt_backing_free(b, &bytes0, &inodes0));
 	OK(mkdir(P(m, "d"), 0755));
 	ERR(stat(P(m, "d/absent"), &st), ENOENT);
 	OK(rmdir(P(m, "d")));
@@ -796,7 +795,7 @@ int op_remove_dir_frees_inode(struct pt_env *e)
 	OK(mkdir(P(m, "a/b"), 0755));
 	ERR(stat(P(m, "a/b/absent"), &st), ENOENT);
 	OK(rmdir(P(m, "a/b")));
-	OK(backing_free(b, &bytes, &inodes));
+	OK(pt_backing_free(b, &bytes, &inodes));
 	EXPECT(inodes >= inodes0 - 1, "after an rmdir in a directory, %lld inodes in use, not 1",
 	       inodes0 - inodes);
 	OK(rmdir(P(m, "a")));
@@ -805,7 +804,7 @@ int op_remove_dir_frees_inode(struct pt_env *e)
 	OK(mkdir(P(m, "t"), 0755));
 	ERR(stat(P(m, "t/absent"), &st), ENOENT);
 	OK(rename(P(m, "s"), P(m, "t")));
-	OK(backing_free(b, &bytes, &inodes));
+	OK(pt_backing_free(b, &bytes, &inodes));
 	EXPECT(inodes >= inodes0 - 1, "after a rename over a directory, %lld inodes in use, not 1",
 	       inodes0 - inodes);
 	OK(rmdir(P(m, "t")));
@@ -832,7 +831,7 @@ int op_backing_remove_frees_space(struct pt_env *e)
 
 	if (!e->direct)
 		TODO("review7 finding 3: a cached backed dentry keeps a backing file removed underneath");
-	OK(backing_free(b, &bytes0, &inodes0));
+	OK(pt_backing_free(b, &bytes0, &inodes0));
 	MAKE(P(m, "big"), PT_BIG, 3);
 	OK(stat(P(m, "big"), &st));
 	OK(unlink(P(b, "big")));
