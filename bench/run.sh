@@ -12,6 +12,10 @@
 #
 #   BENCH_OUT   where the results go (required)
 #   BENCH_CPUS  host CPUs to pin the guest to (taskset)
+#   VM_SMP      the guest's CPUs: 1 by default (the suites' default is 2).
+#               Every workload is one task, and a second vCPU under TCG
+#               is one more emulator thread competing for the host's
+#               cores; the runs in docs/performance.md had one CPU
 #   VM_OUT      the guest's out directory (default BENCH_OUT/vm)
 set -euo pipefail
 
@@ -30,7 +34,7 @@ boots=${BENCH_BOOTS:-$rounds}
 
 # One boot: rounds first .. first + n - 1.
 boot() {	# first n
-	FUSEBPF_KERNEL=normal VM_OUT=$vm_out VM_TIMEOUT=${VM_TIMEOUT:-9000} \
+	FUSEBPF_KERNEL=normal VM_OUT=$vm_out VM_TIMEOUT=${VM_TIMEOUT:-9000} VM_SMP=${VM_SMP:-1} \
 		BENCH_ROUND_FIRST=$1 BENCH_ROUNDS=$2 BENCH_PRIOR_TSV=$out/bench.tsv.boots \
 		${BENCH_CPUS:+taskset -c "$BENCH_CPUS"} env -u BENCH_OUT kernel/vm.sh bench/bench.sh
 }

@@ -19,7 +19,9 @@
 #   VM_KERNEL       boot this bzImage instead
 #   FUSEBPF_ACCEL   kvm | tcg (default: kvm when a KVM guest actually runs)
 #   VM_TIMEOUT      seconds before a command run is declared hung (default 900)
-#   VM_MEM, VM_SMP  guest memory (default 2G, debug 4G) and CPUs (default: host CPUs)
+#   VM_MEM, VM_SMP  guest memory (default 2G, debug 4G) and CPUs (default 2:
+#                   the suites race tasks on two CPUs; tests/guest/foundation
+#                   checks that the guest sees them all)
 #   VM_OUT          directory shared read-write with the guest (rc, dmesg,
 #                   results); emptied first. Default: a new directory
 #                   $FUSEBPF_CACHE/vm/runs/<time>-<pid>, so that guests run
@@ -61,7 +63,7 @@ else
 fi
 log=${VM_LOG:-$outdir/console.log}
 timeout_s=${VM_TIMEOUT:-900}
-smp=${VM_SMP:-$(nproc)}
+smp=${VM_SMP:-2}
 case "${VM_LOGLEVEL:-4}" in
 [0-8]) ;;
 *) die "VM_LOGLEVEL must be a console loglevel from 0 to 8, not '${VM_LOGLEVEL}'" ;;
@@ -144,8 +146,9 @@ else
 fi
 pwd >"$outdir/cwd"
 env | grep -E '^(V|TAP_[A-Z_]*|FUSEBPF_[A-Z_]*|TEST_[A-Z_]*|BENCH_[A-Z_]*)=' | grep -v -e '^FUSEBPF_CACHE=' -e '^FUSEBPF_KERNEL=' >"$outdir/env" || true
-# The cache this kernel came from and its flavour, also when the defaults were used
-printf 'FUSEBPF_CACHE=%q\nFUSEBPF_KERNEL=%s\n' "$(cd "$cache" && pwd)" "$flavor" >>"$outdir/env"
+# The cache this kernel came from and its flavour, also when the defaults were
+# used, and the CPUs the guest is given (foundation's cpus_online checks it sees them)
+printf 'FUSEBPF_CACHE=%q\nFUSEBPF_KERNEL=%s\nFUSEBPF_VM_CPUS=%s\n' "$(cd "$cache" && pwd)" "$flavor" "$smp" >>"$outdir/env"
 
 append="console=ttyS0 root=fsroot rootfstype=9p"
 append="$append rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=262144 ro"

@@ -210,8 +210,31 @@ out:
 	return ret;
 }
 
+/*
+ * The guest runs on every CPU kernel/vm.sh gave it (FUSEBPF_VM_CPUS, its
+ * -smp): a suite that means to race two tasks in the kernel needs two CPUs,
+ * not two tasks taking turns on one.
+ */
+static int t_cpus_online(void)
+{
+	const char *want = getenv("FUSEBPF_VM_CPUS");
+	char online[64] = "";
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	int ret = TAP_FAIL;
+
+	EXPECT(want && *want, "FUSEBPF_VM_CPUS is not set: not booted by kernel/vm.sh");
+	read_file("/sys/devices/system/cpu/online", online, sizeof(online));
+	online[strcspn(online, "\n")] = 0;
+	printf("# %ld CPUs online (%s), %s asked for\n", n, online, want);
+	EXPECT(n == atol(want), "%ld CPUs online, -smp %s", n, want);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
 static const struct tap_case cases[] = {
 	{ "kernel_is_the_one_built", t_kernel_is_ours },
+	{ "cpus_online", t_cpus_online },
 	{ "btf_vmlinux_present", t_btf_vmlinux },
 	{ "bpf_program_writes_map", t_bpf_map_roundtrip },
 	{ "fuse_server_cat", t_fuse_cat },
