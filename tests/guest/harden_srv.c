@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -3197,6 +3198,104 @@ out:
 	return ret;
 }
 
+/* --- a backing mount under a watched inode ------------------------------------------------- */
+
+/* The inotify watch on fd in still holds an inode: its fdinfo line, or 0. */
+static bool watch_held(int in)
+{
+	char path[64], buf[1024];
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", in);
+	return read_file(path, buf, sizeof(buf)) > 0 && strstr(buf, "inotify wd:");
+}
+
+/* A real umount of the unpinned backing on the old kernel: its use-after-free (debug kernel). */
+static bool umount_uaf_wanted(void)
+{
+	const char *v = getenv("TEST_HS_UMOUNT_UAF");
+
+	return v && strcmp(v, "0");
+}
+
+/*
+ * A FUSE inode holds its backing inode, and the backing inode's super block
+ * must outlive it: the backing mount stays busy while a backed inode of it
+ * lives. The server backs d with a directory of another file system (a
+ * tmpfs of its own, not the view's), f is found in it by the kernel; an
+ * inotify watch holds f's FUSE inode after the dentries are dropped (d's
+ * FORGET came back). While watched, the backing mount is busy (EBUSY);
+ * once the watch is closed and the view unmounted, it unmounts, and the
+ * kernel did not find busy inodes at any umount. The old kernel let the
+ * umount through ("VFS: Busy inodes after unmount") and the watch's close
+ * then did iput() on a freed super block: so umount2(MNT_EXPIRE) asks
+ * first (EBUSY, or EAGAIN without unmounting), and the real umount is
+ * tried only when it said busy (TEST_HS_UMOUNT_UAF=1 tries it anyway).
+ */
+static int t_backing_umount_under_watch(void)
+{
+	int ret = TAP_FAIL, rc, in = -1;
+	bool other_up = false;
+	struct hs_ent *ent;
+	struct stat st;
+	struct hs_env e;
+	char other[128];
+
+	TODO("a backed inode does not pin its backing mount: umount frees the super block under it");
+	rc = hs_setup(&e, NULL);
+	EXPECT(!rc, "setup: %s", strerror(-rc));
+	snprintf(other, sizeof(other), "%s/other", e.dir);
+	OK(mkdir(other, 0755));
+	OK(mount("tmpfs", other, "tmpfs", 0, "mode=0755,size=16m"));
+	other_up = true;
+	OK(mkdir(at(other, "d"), 0755));
+	EXPECT(write_file(at(other, "d/f"), "f\n", 2) == 0);
+	ent = hs_add(&e, FUSE_ROOT_ID, "d", at(other, "d"));
+	EXPECT(ent);
+	ent->nodeid = 5;
+	OK(stat(at(e.mnt, "d/f"), &st));
+	EXPECT(S_ISREG(st.st_mode) && st.st_size == 2, "view/d/f: mode %o size %lld", st.st_mode,
+	       (long long)st.st_size);
+	EXPECT(!hs_wait(ent, 1) && ent->last_err == 0, "d's backing reply: %s", strerror(ent->last_err));
+	in = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	EXPECT(in >= 0, "inotify_init1: %s", strerror(errno));
+	OK(inotify_add_watch(in, at(e.mnt, "d/f"), IN_ALL_EVENTS));
+	/* Nothing but the watch holds d/f's inode: d's FORGET came back */
+	for (int i = 0; i < 3; i++)
+		drop_caches();
+	EXPECT(forgets_balance(e.sh) == 0, "view/d was not forgotten: its dentry still holds the backing");
+	EXPECT(watch_held(in), "the watch is gone from the inotify fd's fdinfo");
+	errno = 0;
+	rc = umount2(other, umount_uaf_wanted() ? 0 : MNT_EXPIRE);
+	if (rc == 0)
+		other_up = false;
+	EXPECT(rc == -1 && errno == EBUSY,
+	       "umount2(%s) of the backing under the watched inode: %s, expected EBUSY%s", other,
+	       rc ? strerror(errno) : "unmounted",
+	       rc && errno == EAGAIN ? " (MNT_EXPIRE: not busy; not unmounted, the old kernel would"
+				       " free the super block under the watched inode)" : "");
+	ERR(umount2(other, 0), EBUSY);
+	EXPECT(watch_held(in), "the watch is gone from the inotify fd's fdinfo");
+	OK(close(in));
+	in = -1;
+	hs_stop_fuse(&e);
+	rc = umount2(other, 0);
+	EXPECT(rc == 0, "umount %s once the watch is closed and the view unmounted: %s", other,
+	       strerror(errno));
+	other_up = false;
+	EXPECT(run("dmesg | grep -q 'Busy inodes'") != 0, "the kernel found busy inodes at a umount (dmesg)");
+	ret = TAP_OK;
+out:
+	/* The view holds the backing: it goes first (the watch with it). */
+	if (in >= 0)
+		close(in);
+	hs_stop_fuse(&e);
+	if (other_up && unmount_extra(other))
+		ret = TAP_FAIL;
+	if (hs_teardown(&e))
+		ret = TAP_FAIL;
+	return ret;
+}
+
 /* --- the cases ------------------------------------------------------------------------------- */
 
 /*
@@ -3248,6 +3347,7 @@ CASE(splice_served_pipe_busy)
 CASE(splice_served_pipe_deadlock)
 CASE(splice_served_wakeups)
 CASE(splice_served_write_eagain)
+CASE(backing_umount_under_watch)
 
 static const struct tap_case cases[] = {
 	/* item 1 */
@@ -3296,6 +3396,8 @@ static const struct tap_case cases[] = {
 	{ "splice_served_pipe_deadlock", c_splice_served_pipe_deadlock },
 	{ "splice_served_wakeups", c_splice_served_wakeups },
 	{ "splice_served_write_eagain", c_splice_served_write_eagain },
+	/* open: a backed inode pins no backing mount */
+	{ "backing_umount_under_watch", c_backing_umount_under_watch },
 };
 
 TAP_MAIN("harden_srv", cases)
