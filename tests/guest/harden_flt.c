@@ -2060,6 +2060,303 @@ out:
 	return ret;
 }
 
+/* --- the backing tree changed behind the view ---------------------------------------- */
+
+/*
+ * The VFS reads some attributes of the FUSE inode itself, not the backing's:
+ * exec the set-id bits and owner (bprm_fill_uid()), protected_hardlinks and
+ * protected_symlinks the owners (may_linkat(), may_follow_link()). A change
+ * made directly in the backing tree after the lookup must hold through the
+ * view as it holds natively: each case runs the native control first.
+ */
+
+#define USER_A 65534
+#define USER_B 65533
+#define USER_C 65532
+
+/* Run fn(arg) in a child as uid (and gid uid, no other groups): its TAP result. */
+static int as_user(uid_t uid, int (*fn)(void *), void *arg)
+{
+	int status, r;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return TAP_FAIL;
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid)) {
+			printf("becoming uid %u: %s\n", uid, strerror(errno));
+			r = TAP_FAIL;
+		} else {
+			r = fn(arg);
+		}
+		fflush(stdout);
+		_exit(r);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return TAP_FAIL;
+	return WEXITSTATUS(status);
+}
+
+/* Set the sysctl file path to val, its old value in old (cap bytes); 0 or -errno. */
+static int sysctl_set(const char *path, const char *val, char *old, size_t cap)
+{
+	long r = read_file(path, old, cap);
+
+	if (r < 0)
+		return r;
+	return write_file(path, val, strlen(val));
+}
+
+/* What a run of argv[0] -u as uid printed (id -u: the effective uid), or why not. */
+static const char *euid_of(char *const argv[], uid_t uid)
+{
+	static char out[4][64];
+	static int n;
+	char *p = out[n++ % 4];
+	int rc;
+
+	/* A writer's io_uring may drop its file a little after the write */
+	for (int i = 0; i < 100; i++) {
+		rc = try_exec(argv, uid, p, sizeof(out[0]));
+		if (rc != -ETXTBSY)
+			break;
+		usleep(20000);
+	}
+	if (rc < 0)
+		snprintf(p, sizeof(out[0]), "<execve: %s>", strerror(-rc));
+	else if (rc)
+		snprintf(p, sizeof(out[0]), "<exit %d>", rc);
+	else
+		p[strcspn(p, "\n")] = 0;
+	return p;
+}
+
+/* A setuid-root copy of id at B(name), mode mode (S_ISUID included). */
+static int setuid_id(const char *name, mode_t mode)
+{
+	return run("cp /usr/bin/id %s && chown root:root %s && chmod %o %s", B(name), B(name), mode,
+		   B(name));
+}
+
+/*
+ * A setuid-root program looked up through the view (it runs setuid there),
+ * then chmod u-s directly in the backing tree: run as nobody, directly and
+ * through the view, its euid is nobody's.
+ */
+static int t_exec_setuid_removed_behind(void)
+{
+	char *argv[] = { NULL, "-u", NULL };
+	int ret = TAP_FAIL;
+	const char *euid;
+	struct stat st;
+
+	TODO("exec reads the set-id bits the FUSE inode had at lookup, not the backing's");
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(setuid_id("id", 04755) == 0);
+	EXPECT(hf_mount(false) == 0);
+	OK(stat(M("id"), &st));
+	EXPECT(st.st_mode & S_ISUID, "view/id: mode %o, not setuid", st.st_mode);
+	argv[0] = (char *)M("id");
+	euid = euid_of(argv, USER_A);
+	EXPECT(!strcmp(euid, "0"), "the control: setuid through the view gives euid %s, not 0", euid);
+	OK(chmod(B("id"), 0755));
+	argv[0] = (char *)B("id");
+	euid = euid_of(argv, USER_A);
+	EXPECT(!strcmp(euid, "65534"), "directly, after chmod u-s: euid %s", euid);
+	argv[0] = (char *)M("id");
+	euid = euid_of(argv, USER_A);
+	EXPECT(!strcmp(euid, "65534"), "through the view, after chmod u-s in the backing: euid %s, "
+	       "expected 65534", euid);
+	ret = TAP_OK;
+out:
+	hf_teardown();
+	return ret;
+}
+
+struct rewrite {
+	const char *path;
+	char buf[IO_LEN];	/* the file's first IO_LEN bytes, written back */
+};
+
+/* As the caller: one io_uring write of r->buf over the start of r->path. */
+static int uring_rewrite(void *p)
+{
+	struct rewrite *r = p;
+	int ret = TAP_FAIL, fd = -1, rc;
+	struct io_uring ring;
+	bool ring_up = false;
+
+	fd = open(r->path, O_WRONLY | O_CLOEXEC);
+	EXPECT(fd >= 0, "open %s for writing: %s", r->path, strerror(errno));
+	rc = io_uring_queue_init(4, &ring, 0);
+	EXPECT(rc == 0, "io_uring_queue_init: %s", strerror(-rc));
+	ring_up = true;
+	rc = uring_one(&ring, fd, true, r->buf, 0);
+	EXPECT(rc == IO_LEN, "io_uring write: %d%s%s", rc, rc < 0 ? " " : "", rc < 0 ? strerror(-rc) : "");
+	ret = TAP_OK;
+out:
+	if (ring_up)
+		io_uring_queue_exit(&ring);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/*
+ * A setuid-root program that anyone may write (04777), looked up through
+ * the view, rewritten through the view by nobody with io_uring (the same
+ * bytes, so that it still runs): the backing file system's write took the
+ * setuid bit away (file_remove_privs()); another user running it through
+ * the view gets his own euid, not root's. (A sync write() copies the
+ * backing's attributes to the FUSE inode afterwards; an async one only
+ * marks them stale, and exec reads i_mode as it is.)
+ */
+static int t_exec_setuid_after_async_write(void)
+{
+	char *argv[] = { NULL, "-u", NULL };
+	struct rewrite *r = NULL;
+	int ret = TAP_FAIL;
+	const char *euid;
+	struct stat st;
+
+	TODO("an async write through the view leaves the set-id bits the backing's write removed on the FUSE inode");
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(setuid_id("id", 04777) == 0);
+	r = calloc(1, sizeof(*r));
+	EXPECT(r);
+	{
+		int fd = open(B("id"), O_RDONLY | O_CLOEXEC);
+
+		EXPECT(fd >= 0 && pread(fd, r->buf, IO_LEN, 0) == IO_LEN, "reading id: %s", strerror(errno));
+		close(fd);
+	}
+	EXPECT(hf_mount(false) == 0);
+	argv[0] = (char *)M("id");
+	euid = euid_of(argv, USER_B);
+	EXPECT(!strcmp(euid, "0"), "the control: setuid through the view gives euid %s, not 0", euid);
+	r->path = M("id");
+	EXPECT(as_user(USER_A, uring_rewrite, r) == TAP_OK, "nobody's io_uring write through the view");
+	OK(stat(B("id"), &st));
+	EXPECT(!(st.st_mode & S_ISUID), "the backing file kept its setuid bit (mode %o)", st.st_mode);
+	argv[0] = (char *)M("id");
+	euid = euid_of(argv, USER_B);
+	EXPECT(!strcmp(euid, "65533"), "through the view, after nobody's io_uring write: euid %s, "
+	       "expected 65533", euid);
+	argv[0] = (char *)B("id");
+	euid = euid_of(argv, USER_B);
+	EXPECT(!strcmp(euid, "65533"), "directly: euid %s", euid);
+	ret = TAP_OK;
+out:
+	free(r);
+	hf_teardown();
+	return ret;
+}
+
+/* As the caller: link(a[0], a[1]) fails EPERM. */
+static int link_eperm(void *p)
+{
+	const char *const *a = p;
+	int ret = TAP_FAIL;
+
+	ERR(link(a[0], a[1]), EPERM);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/*
+ * protected_hardlinks: user A's file, looked up through the view, then
+ * chowned to root and made 0600 directly in the backing tree. A may not
+ * link it (EPERM), directly or through the view, where the FUSE inode's
+ * owner is still A.
+ */
+static int t_link_after_chown_behind(void)
+{
+	const char *direct[2], *view[2];
+	char old[16] = "";
+	int ret = TAP_FAIL, rc;
+	struct stat st;
+
+	TODO("may_linkat() reads the owner the FUSE inode had at lookup, not the backing's");
+	SETUP(HF_TMPFS, NULL);
+	rc = sysctl_set("/proc/sys/fs/protected_hardlinks", "1", old, sizeof(old));
+	EXPECT(!rc, "fs.protected_hardlinks: %s", strerror(-rc));
+	OK(mkdir(B("d"), 0777));
+	OK(chmod(B("d"), 0777));
+	EXPECT(write_file(B("d/f"), "f\n", 2) == 0);
+	OK(chown(B("d/f"), USER_A, USER_A));
+	EXPECT(hf_mount(false) == 0);
+	OK(stat(M("d/f"), &st));
+	EXPECT(st.st_uid == USER_A, "view/d/f: uid %u", st.st_uid);
+	OK(chown(B("d/f"), 0, 0));
+	OK(chmod(B("d/f"), 0600));
+	direct[0] = B("d/f");
+	direct[1] = B("d/direct");
+	EXPECT(as_user(USER_A, link_eperm, direct) == TAP_OK, "the control: A links root's 0600 file directly");
+	view[0] = M("d/f");
+	view[1] = M("d/view");
+	EXPECT(as_user(USER_A, link_eperm, view) == TAP_OK, "A links root's 0600 file through the view");
+	ret = TAP_OK;
+out:
+	if (old[0])
+		write_file("/proc/sys/fs/protected_hardlinks", old, strlen(old));
+	hf_teardown();
+	return ret;
+}
+
+/* As the caller: opening (following) the symlink p fails EACCES. */
+static int follow_eacces(void *p)
+{
+	int ret = TAP_FAIL;
+
+	ERR(open(p, O_RDONLY | O_CLOEXEC), EACCES);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/*
+ * protected_symlinks: in A's sticky world-writable directory, A's symlink
+ * (which anyone may follow: its owner owns the directory), looked up
+ * through the view, then lchowned to B directly in the backing tree. C
+ * may not follow it (EACCES), directly or through the view, where the
+ * FUSE inode's owner is still A.
+ */
+static int t_symlink_follow_after_chown_behind(void)
+{
+	char old[16] = "";
+	int ret = TAP_FAIL, rc;
+	struct stat st;
+
+	TODO("may_follow_link() reads the owner the FUSE inode had at lookup, not the backing's");
+	SETUP(HF_TMPFS, NULL);
+	rc = sysctl_set("/proc/sys/fs/protected_symlinks", "1", old, sizeof(old));
+	EXPECT(!rc, "fs.protected_symlinks: %s", strerror(-rc));
+	EXPECT(write_file(B("target"), "target\n", 7) == 0);
+	OK(mkdir(B("t"), 01777));
+	OK(chmod(B("t"), 01777));
+	OK(chown(B("t"), USER_A, USER_A));
+	OK(symlink("../target", B("t/l")));
+	OK(lchown(B("t/l"), USER_A, USER_A));
+	EXPECT(hf_mount(false) == 0);
+	OK(lstat(M("t/l"), &st));
+	EXPECT(S_ISLNK(st.st_mode) && st.st_uid == USER_A, "view/t/l: mode %o uid %u", st.st_mode,
+	       st.st_uid);
+	OK(lchown(B("t/l"), USER_B, USER_B));
+	EXPECT(as_user(USER_C, follow_eacces, (void *)B("t/l")) == TAP_OK,
+	       "the control: C follows B's link in A's sticky directory directly");
+	EXPECT(as_user(USER_C, follow_eacces, (void *)M("t/l")) == TAP_OK,
+	       "C follows B's link in A's sticky directory through the view");
+	ret = TAP_OK;
+out:
+	if (old[0])
+		write_file("/proc/sys/fs/protected_symlinks", old, strlen(old));
+	hf_teardown();
+	return ret;
+}
+
 /* --- item 10: rewritten in args ------------------------------------------------------ */
 
 static int setarg_cfg(void)
@@ -2588,6 +2885,11 @@ static const struct tap_case cases[] = {
 	{ "mmap_shared_write_filtered", t_mmap_shared_write },
 	/* the hostile review of 57 */
 	{ "stat_unfiltered_fields", t_stat_unfiltered_fields },
+	/* open: attributes changed in the backing tree behind the view */
+	{ "exec_setuid_removed_behind", t_exec_setuid_removed_behind },
+	{ "exec_setuid_after_async_write", t_exec_setuid_after_async_write },
+	{ "link_after_chown_behind", t_link_after_chown_behind },
+	{ "symlink_follow_after_chown_behind", t_symlink_follow_after_chown_behind },
 };
 
 TAP_MAIN("harden_flt", cases)
