@@ -22,7 +22,7 @@
 
 /*
  * The running kernel's version string is the one of the build in FUSEBPF_CACHE:
- * build/, or build-debug/ when kernel/vm.sh booted the debug flavour
+ * build-normal/, or build-debug/ when kernel/vm.sh booted the debug flavour
  * (FUSEBPF_KERNEL=debug).
  */
 static int t_kernel_is_ours(void)
@@ -37,7 +37,7 @@ static int t_kernel_is_ours(void)
 
 	EXPECT(cache, "FUSEBPF_CACHE is not set");
 	snprintf(path, sizeof(path), "%s/%s/include/generated/utsversion.h", cache,
-		 debug ? "build-debug" : "build");
+		 debug ? "build-debug" : "build-normal");
 	EXPECT(read_file(path, compile_h, sizeof(compile_h)) > 0, "cannot read %s", path);
 	p = strstr(compile_h, "UTS_VERSION \"");
 	EXPECT(p, "no UTS_VERSION in %s", path);
