@@ -2198,7 +2198,6 @@ static int t_exec_setuid_removed_behind(void)
 	int ret = TAP_FAIL, v, bad = 0;
 	struct stat st;
 
-	TODO("exec reads the set-id bits the FUSE inode had at lookup, not the backing's");
 	SETUP(HF_TMPFS, NULL);
 	EXPECT(setuid_id("id", 04755) == 0);
 	EXPECT(mount_views(views) == 0);
@@ -2273,7 +2272,6 @@ static int t_exec_setuid_after_async_write(void)
 	struct stat st;
 	ssize_t n;
 
-	TODO("an async write through the view leaves the set-id bits the backing's write removed on the FUSE inode");
 	SETUP(HF_TMPFS, NULL);
 	r = calloc(1, sizeof(*r));
 	EXPECT(r);
@@ -2339,7 +2337,6 @@ static int t_link_after_chown_behind(void)
 	char old[16] = "";
 	struct stat st;
 
-	TODO("may_linkat() reads the owner the FUSE inode had at lookup, not the backing's");
 	SETUP(HF_TMPFS, NULL);
 	rc = sysctl_set("/proc/sys/fs/protected_hardlinks", "1", old, sizeof(old));
 	EXPECT(!rc, "fs.protected_hardlinks: %s", strerror(-rc));
@@ -2401,7 +2398,6 @@ static int t_symlink_follow_after_chown_behind(void)
 	char old[16] = "";
 	struct stat st;
 
-	TODO("may_follow_link() reads the owner the FUSE inode had at lookup, not the backing's");
 	SETUP(HF_TMPFS, NULL);
 	rc = sysctl_set("/proc/sys/fs/protected_symlinks", "1", old, sizeof(old));
 	EXPECT(!rc, "fs.protected_symlinks: %s", strerror(-rc));
