@@ -27,6 +27,8 @@ patterns=(
 	'INFO: task .* blocked' 'blocked for more than [0-9]+ seconds'
 	# DEBUG_LIST
 	'list_add corruption' 'list_del corruption'
+	# generic_shutdown_super(): a super block freed under a live inode
+	'Busy inodes after unmount'
 )
 re=$(IFS='|'; echo "${patterns[*]}")
 grep -nE "$re" "$1" && exit 1
