@@ -138,7 +138,14 @@ $(FUZZ_BIN): $(FUZZ_SRCS) tests/fuzz/fuzz.h $(BUILD)/tests/ffilter.skel.h $(TEST
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(TEST_CFLAGS) -Wno-format-truncation -o $@ $(FUZZ_SRCS) $(TEST_LIB) $(LIBBPF_LIBS) -luring -laio
-tests: $(FUZZ_BIN)
+# fz-id: the set-id helper the fuzzer copies into backing trees (no libc)
+FUZZ_ID := $(BUILD)/tests/fuzz/fz-id
+$(FUZZ_ID): tests/fuzz/fz_id.c
+	$(call msg,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) -O2 -Wall -Wextra -static -nostdlib -fno-stack-protector -fno-pie -no-pie \
+		-fno-asynchronous-unwind-tables -Wl,--build-id=none -o $@ $<
+tests: $(FUZZ_BIN) $(FUZZ_ID)
 
 # make fuzz [FUZZ_SECONDS=300] [FUZZ_SEED=...] [FUZZ_EXCLUDE=...]: on the debug
 # kernel (tests/fuzz/run.sh).

@@ -8,6 +8,7 @@
  * cleanly). Counters say what ran, so a run shows that filters were hit.
  *
  * struct fz_verdict and the FZV_* flags are repeated in tests/fuzz/fuzz.h.
+ * Two programs, fz and fz2, each with its own rows of the table.
  */
 #include "fusebpf.h"
 
@@ -31,9 +32,10 @@ struct fz_verdict {
 	__u32 size;		/* and how many bytes are written back (mod FZ_BUF, + 1) */
 };
 
+/* Rows [op] are fz's, [FZ_MAX_OP + op] fz2's */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, FZ_MAX_OP);
+	__uint(max_entries, 2 * FZ_MAX_OP);
 	__type(key, __u32);
 	__type(value, struct fz_verdict);
 } verdicts SEC(".maps");
@@ -109,14 +111,13 @@ static __always_inline void get_all(struct fuse_bpf_ctx *ctx)
 	bpf_fuse_get_arg(ctx, 0xffffffff, buf->b, FZ_BUF);
 }
 
-SEC("fuse")
-int fz(struct fuse_bpf_ctx *ctx)
+static __always_inline int fz_run(struct fuse_bpf_ctx *ctx, __u32 base)
 {
 	__u32 op = fusebpf_op(ctx);
 	struct fz_verdict *v;
-	__u32 key = op < FZ_MAX_OP ? op : 0;
+	__u32 key = op < FZ_MAX_OP ? op : 0, row = base + key;
 
-	v = bpf_map_lookup_elem(&verdicts, &key);
+	v = bpf_map_lookup_elem(&verdicts, &row);
 	if (fusebpf_is_entry(ctx)) {
 		bump(&runs, 2 * FZ_MAX_OP + key);
 		if (!v)
@@ -143,6 +144,24 @@ int fz(struct fuse_bpf_ctx *ctx)
 	if (v->flags & FZV_SET_IN)
 		flip(ctx, FUSE_BPF_IN_ARG(v->arg % 3), v);
 	return v->pre;
+}
+
+SEC("fuse")
+int fz(struct fuse_bpf_ctx *ctx)
+{
+	return fz_run(ctx, 0);
+}
+
+/*
+ * The same filter with its own verdict rows: servers give it to some
+ * directories (a LOOKUP reply's BPF entry, as fusebpfctl attach --at does)
+ * and views to their root, so that renames and links cross between
+ * subtrees of different programs.
+ */
+SEC("fuse")
+int fz2(struct fuse_bpf_ctx *ctx)
+{
+	return fz_run(ctx, FZ_MAX_OP);
 }
 
 char LICENSE[] SEC("license") = "GPL";

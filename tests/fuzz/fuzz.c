@@ -66,7 +66,6 @@
 
 #define FZ_DIR "/tmp/fz"
 #define FZ_NRINGS (FZ_MAX_WORKERS + FZ_MAX_MOUNTS + 1)
-#define FZ_UNPRIV 65534
 /* Mount kinds of open bugs (fuzz_found's TODO cases), comma-separated: none */
 #define FZ_OPEN_BUGS ""
 
@@ -87,6 +86,7 @@ static struct {
 	int sock_prog, nprogs_base, nprogs_run;
 	struct fz_ring *rings;	/* shared: workers, then servers, then the policy changer */
 	volatile int *stop;
+	struct fz_shared *sh;
 	int kmsg;
 	char klog_check[512];
 	pid_t worker[FZ_MAX_WORKERS], policy;
@@ -94,6 +94,7 @@ static struct {
 	/* totals */
 	uint64_t ops, server_replies, restarts, aborts, remounts, mounts;
 	uint32_t epochs_done, killed;
+	uint64_t setid_checks, umount_busy, umount_done;
 	char problem[256];
 } F;
 
@@ -230,7 +231,7 @@ static void fz_verdicts_benign(void)
 {
 	struct fz_verdict v = { .pre = FUSE_BPF_BACKING };
 
-	for (uint32_t op = 0; op < FZ_MAX_OP; op++)
+	for (uint32_t op = 0; op < 2 * FZ_MAX_OP; op++)
 		bpf_map_update_elem(F.e.verdict_fd, &op, &v, BPF_ANY);
 }
 
@@ -247,15 +248,18 @@ static void fz_policy(void)
 	while (!*F.stop) {
 		struct fz_verdict v;
 		uint32_t op = fz_chance(&r, 95) ? fz_below(&r, 52) : fz_below(&r, FZ_MAX_OP);
+		/* rows FZ_MAX_OP + op are the second program's (fz2) */
+		uint32_t row = op + (fz_chance(&r, 40) ? FZ_MAX_OP : 0);
 
 		if (fz_chance(&r, 5)) {
 			fz_log(ring, "all benign");
 			fz_verdicts_benign();
 		} else {
 			fz_verdict_row(&r, &v);
-			fz_log(ring, "op %s: pre %d post %d entry %d flags %#x arg %u off %u size %u",
-			       tfuse_opname(op), v.pre, v.post, v.entry, v.flags, v.arg, v.off, v.size);
-			bpf_map_update_elem(F.e.verdict_fd, &op, &v, BPF_ANY);
+			fz_log(ring, "%sop %s: pre %d post %d entry %d flags %#x arg %u off %u size %u",
+			       row >= FZ_MAX_OP ? "fz2 " : "", tfuse_opname(op), v.pre, v.post, v.entry,
+			       v.flags, v.arg, v.off, v.size);
+			bpf_map_update_elem(F.e.verdict_fd, &row, &v, BPF_ANY);
 		}
 		usleep(1000 * fz_below(&r, 60));
 	}
@@ -307,6 +311,7 @@ static int fz_load_programs(void)
 	if (F.sock_prog < 0)
 		return -errno;
 	F.e.prog_fd = bpf_program__fd(F.skel->progs.fz);
+	F.e.prog2_fd = bpf_program__fd(F.skel->progs.fz2);
 	F.e.verdict_fd = bpf_map__fd(F.skel->maps.verdicts);
 	return 0;
 }
@@ -384,10 +389,19 @@ static int fz_kernel_log_check(void)
 
 /* --- backing file systems and mounts ------------------------------------------------- */
 
-/* The tree every backing file system starts an epoch with (no processes: they are slow here). */
-static int fz_populate(const char *dir)
+unsigned char *fz_id_bin;
+size_t fz_id_len;
+
+/*
+ * The tree every backing file system starts an epoch with (no processes:
+ * they are slow here). "d" is a second subtree for the renames and links
+ * between directories that a server gave different filters (op_xrename);
+ * s<tag><i> are root worker i's set-id helpers (op_setid), a name no
+ * other operation uses.
+ */
+int fz_populate(const char *dir, char tag)
 {
-	static const char *const dirs[] = { "", "sub", "sub/sub" };
+	static const char *const dirs[] = { "", "sub", "sub/sub", "d" };
 	char big[70000];
 	char p[160];
 	int rc = 0;
@@ -408,6 +422,15 @@ static int fz_populate(const char *dir)
 	rc |= symlink("a", FZ_AT("lnk"));
 	rc |= symlink("../x.txt", FZ_AT("sub/lnk"));
 	rc |= mknod(FZ_AT("fifo"), S_IFIFO | 0666, 0);
+	rc |= write_file(FZ_AT("d/x.txt"), "d\n", 2);
+	chmod(FZ_AT("d/x.txt"), 0666);
+	for (int i = 0; fz_id_len && i < FZ_MAX_WORKERS; i += 2) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "s%c%d", tag, i);
+		rc |= write_file(FZ_AT(name), fz_id_bin, fz_id_len);
+		chmod(p, 0755);
+	}
 	setxattr(FZ_AT("a"), "user.fz", "1", 1, 0);
 	chmod(FZ_AT("a"), 0666);
 	chmod(FZ_AT("b"), 0666);
@@ -475,6 +498,13 @@ static int fz_mount_loop(const char *img, const char *dir)
 	return rc;
 }
 
+int fz_mount_spare(struct fz_epoch *e)
+{
+	if (mount("tmpfs", e->spare, "tmpfs", 0, "size=16m,mode=0777"))
+		return -errno;
+	return fz_populate(e->spare, 's');
+}
+
 static int fz_backings(void)
 {
 	struct fz_epoch *e = &F.e;
@@ -483,8 +513,10 @@ static int fz_backings(void)
 
 	snprintf(e->ext4, sizeof(e->ext4), "%s/ext4", e->dir);
 	snprintf(e->tmpfs, sizeof(e->tmpfs), "%s/tmpfs", e->dir);
+	snprintf(e->spare, sizeof(e->spare), "%s/spare", e->dir);
 	snprintf(img, sizeof(img), "%s/ext4.img", e->dir);
-	if (mkdir(e->dir, 0755) || mkdir(e->ext4, 0777) || mkdir(e->tmpfs, 0777))
+	if (mkdir(e->dir, 0755) || mkdir(e->ext4, 0777) || mkdir(e->tmpfs, 0777) ||
+	    mkdir(e->spare, 0777))
 		return -errno;
 	rc = fz_copy_sparse(FZ_DIR "/pristine.img", img);
 	if (!rc)
@@ -492,9 +524,11 @@ static int fz_backings(void)
 	if (!rc && mount("tmpfs", e->tmpfs, "tmpfs", 0, "size=64m,mode=0777"))
 		rc = -errno;
 	if (!rc)
-		rc = fz_populate(e->ext4);
+		rc = fz_populate(e->ext4, 'e');
 	if (!rc)
-		rc = fz_populate(e->tmpfs);
+		rc = fz_populate(e->tmpfs, 't');
+	if (!rc)
+		rc = fz_mount_spare(e);
 	return rc;
 }
 
@@ -555,7 +589,8 @@ static int fz_mount(struct fz_mount *m)
 			return -errno;
 		n += snprintf(opts + n, sizeof(opts) - n, ",root_dir=%d", dirfd);
 		if (m->filtered)
-			n += snprintf(opts + n, sizeof(opts) - n, ",root_bpf=%d", F.e.prog_fd);
+			n += snprintf(opts + n, sizeof(opts) - n, ",root_bpf=%d",
+				      m->filter2 ? F.e.prog2_fd : F.e.prog_fd);
 		if (m->no_daemon)
 			snprintf(opts + n, sizeof(opts) - n, ",no_daemon");
 	}
@@ -626,6 +661,7 @@ static int fz_mounts(struct fz_rng *r)
 		if (fz_excluded(m->kind))
 			return -EINVAL;	/* every kind excluded */
 		m->filtered = m->kind != FZ_SERVED && fz_chance(r, 80);
+		m->filter2 = m->filtered && fz_chance(r, 30);
 		m->no_daemon = m->kind != FZ_SERVED && fz_chance(r, 30);
 		m->bad_pct = (int[]){ 2, 10, 30, 70 }[fz_below(r, 4)];
 		m->drop_pct = fz_chance(r, 60) ? 0 : (int)fz_below(r, 4);
@@ -861,6 +897,27 @@ static int fz_stop_all(void)
 	fz_reap(&F.policy, deadline);
 	for (int i = 0; i < e->nworkers; i++)
 		left += fz_reap(&F.worker[i], deadline) ? 1 : 0;
+	/*
+	 * The workers' own children (op_setid's execs and unprivileged writers,
+	 * killed with their worker: PDEATHSIG) come to us (a subreaper): they
+	 * must be gone before the views are unmounted
+	 */
+	for (pid_t pid; !left && (pid = waitpid(-1, NULL, WNOHANG)) != -1;) {
+		if (pid > 0)
+			continue;
+		if (fz_now() >= deadline) {
+			left = -1;
+			break;
+		}
+		usleep(20000);
+	}
+	if (left < 0) {
+		printf("# epoch %u: a worker's child still alive 30 s after the aborts and SIGKILL; blocked tasks:\n",
+		       e->epoch);
+		write_file("/proc/sysrq-trigger", "w", 1);
+		fz_problem("a worker's child would not die (a hang)");
+		return -1;
+	}
 	if (left) {
 		printf("# epoch %u: %d worker(s) still alive 30 s after the aborts and SIGKILL; blocked tasks:\n",
 		       e->epoch, left);
@@ -893,13 +950,15 @@ static int fz_teardown(void)
 		m->used = false;
 	}
 	e->nmounts = 0;
-	if (umount2(e->ext4, 0) || umount2(e->tmpfs, 0)) {
+	/* worker 0 may have unmounted the spare and been killed before it mounted it again */
+	if (umount2(e->ext4, 0) || umount2(e->tmpfs, 0) || (umount2(e->spare, 0) && errno != EINVAL)) {
 		if (!rc)
 			fz_problem("a backing file system is busy after every view is gone: %s",
 				   strerror(errno));
 		rc = -1;
 		umount2(e->ext4, MNT_DETACH);
 		umount2(e->tmpfs, MNT_DETACH);
+		umount2(e->spare, MNT_DETACH);
 	} else if (run("e2fsck -fn %s/ext4.img", e->dir)) {
 		fz_problem("e2fsck -fn: the ext4 backing is damaged");
 		rc = -1;
@@ -929,7 +988,8 @@ static void fz_epoch_line(void)
 		n += snprintf(desc + n, sizeof(desc) - n, "%s%s", i ? "; " : "", fz_kind_name(m));
 		if (m->kind != FZ_SERVED)
 			n += snprintf(desc + n, sizeof(desc) - n, " of %s%s%s",
-				      m->backing + strlen(e->dir) + 1, m->filtered ? " filtered" : "",
+				      m->backing + strlen(e->dir) + 1,
+				      m->filter2 ? " filtered (fz2)" : m->filtered ? " filtered" : "",
 				      m->no_daemon ? " no_daemon" : "");
 		if (m->fuse_fd >= 0)
 			n += snprintf(desc + n, sizeof(desc) - n, " bad %d%% drop %d%%", m->bad_pct,
@@ -950,7 +1010,7 @@ static int fz_epoch(uint32_t epoch)
 	int rc;
 
 	memset(F.rings, 0, FZ_NRINGS * sizeof(*F.rings));
-	*F.stop = 0;
+	memset(F.sh, 0, sizeof(*F.sh));
 	e->epoch = epoch;
 	e->nmounts = 0;
 	e->nworkers = F.o.workers;
@@ -998,8 +1058,18 @@ static int fz_epoch(uint32_t epoch)
 		fz_dump_all();
 		return -1;
 	}
+	if (F.sh->setid_checks || F.sh->umount_busy || F.sh->umount_done)
+		printf("# epoch %u: %u set-id execs checked; backing umounts under watches: %u busy, %u let through\n",
+		       epoch, F.sh->setid_checks, F.sh->umount_busy, F.sh->umount_done);
+	F.setid_checks += F.sh->setid_checks;
+	F.umount_busy += F.sh->umount_busy;
+	F.umount_done += F.sh->umount_done;
 	rc = fz_teardown();
 	rc |= fz_kernel_log_check();
+	if (F.sh->oracle[0]) {
+		fz_problem("%.*s", (int)sizeof(F.sh->oracle), F.sh->oracle);
+		rc = -1;
+	}
 	printf("# epoch %u: set up %.1f s, ran %.1f s, stopped %.1f s, checked %.1f s\n", epoch, t1 - t0,
 	       t2 - t1, t3 - t2, fz_secs() - t3);
 	if (rc) {
@@ -1052,6 +1122,32 @@ static int fz_parse(int argc, char **argv, struct fz_opts *o)
 	return 0;
 }
 
+/* The set-id helper, build/tests/fuzz/fz-id next to this binary (op_setid is left out without it) */
+static void fz_load_id(void)
+{
+	char exe[384], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 16);
+	struct stat st;
+	int fd;
+
+	exe[n > 0 ? n : 0] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	strcpy(slash + 1, "fz-id");
+	fd = open(exe, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0 || st.st_size > 1 << 20 ||
+	    !(fz_id_bin = malloc(st.st_size)) || read(fd, fz_id_bin, st.st_size) != st.st_size) {
+		printf("# %s: %s: set-id execs left out\n", exe, strerror(errno));
+		free(fz_id_bin);
+		fz_id_bin = NULL;
+	} else {
+		fz_id_len = st.st_size;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 /* tests/kernel-log-check.sh, from build/tests/fuzz/fuzz */
 static void fz_find_klog_check(void)
 {
@@ -1076,10 +1172,14 @@ static int fz_setup(void)
 	F.rings = mmap(NULL, rings + 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (F.rings == MAP_FAILED)
 		return -ENOMEM;
-	F.stop = (volatile int *)((char *)F.rings + rings);
+	F.sh = (struct fz_shared *)((char *)F.rings + rings);
+	F.stop = &F.sh->stop;
 	F.e.seed = F.o.seed;
 	F.e.stop = F.stop;
+	F.e.sh = F.sh;
+	fz_load_id();
 	fz_find_klog_check();
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	F.kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (F.kmsg < 0)
 		return -errno;
@@ -1156,6 +1256,8 @@ int main(int argc, char **argv)
 	       " system calls, %" PRIu64 " server replies, %" PRIu64 " server restarts; filter runs: %" PRIu64
 	       " pre, %" PRIu64 " post, %" PRIu64 " entry\n",
 	       F.epochs_done, F.mounts, F.remounts, F.ops, F.server_replies, F.restarts, pre, post, entry);
+	printf("# %" PRIu64 " set-id execs checked against the backing; backing umounts under watches: %" PRIu64
+	       " refused (busy), %" PRIu64 " let through\n", F.setid_checks, F.umount_busy, F.umount_done);
 	printf("%sok 1 fuzz-epochs seed %#" PRIx64 "%s%s\n", bad ? "not " : "", F.o.seed,
 	       bad ? ": " : "", bad ? F.problem : "");
 	if (bad) {

@@ -82,6 +82,7 @@ void fz_ring_dump(const struct fz_ring *ring);
 #define FZ_MAX_WORKERS	6
 #define FZ_MAX_POOL	40
 #define FZ_NAMES	"a", "b", "c", "d", "sub", "x.txt", "lnk", "fifo"
+#define FZ_UNPRIV	65534	/* the odd workers' uid and gid */
 
 enum fz_kind {
 	FZ_SERVED,	/* no root_dir: a hostile server answers every LOOKUP */
@@ -100,6 +101,7 @@ struct fz_mount {
 	bool used;
 	bool no_daemon;
 	bool filtered;		/* root_bpf= the filter */
+	bool filter2;		/* ... its second program (fz2: its own verdict rows) */
 	int fuse_fd;		/* the driver's copy (-1 for no_daemon) */
 	pid_t server;
 	uint32_t restarts;
@@ -129,20 +131,46 @@ struct fz_verdict {
 	uint32_t size;
 };
 
+/*
+ * Shared by the epoch's processes (one page after the rings): the stop
+ * flag, counters of the new operations' outcomes, and the first oracle
+ * failure a worker saw (a kernel bug: the epoch fails with it).
+ */
+struct fz_shared {
+	int stop;
+	uint32_t setid_checks;		/* set-id execs whose euid/egid were compared */
+	uint32_t umount_busy;		/* backing umounts under watches refused (EBUSY) */
+	uint32_t umount_done;		/* ... let through (and the backing mounted again) */
+	char oracle[512];
+};
+
 struct fz_epoch {
 	uint64_t seed;
 	uint32_t epoch;
 	char dir[64];		/* /tmp/fz */
 	char ext4[64], tmpfs[64];	/* the backing file systems */
+	char spare[64];		/* a tmpfs only servers name (never a view's root, no pool fd):
+				   worker 0's umount-under-watches target */
 	struct fz_mount m[FZ_MAX_MOUNTS];
 	int nmounts;
 	struct fz_poolfd pool[FZ_MAX_POOL];
 	int npool;
 	int prog_fd;		/* the fuse filter */
+	int prog2_fd;		/* its second program, for other directories */
 	int verdict_fd;		/* its table */
 	int nworkers;
 	volatile int *stop;	/* shared: the workers and the policy changer stop */
+	struct fz_shared *sh;	/* shared */
 };
+
+/* fuzz.c: the tree every backing starts with; tag names its set-id helpers ("s<tag><worker>") */
+int fz_populate(const char *dir, char tag);
+/* fuzz.c: mount the spare tmpfs (again) and populate it */
+int fz_mount_spare(struct fz_epoch *e);
+/* The set-id helper's bytes (build/tests/fuzz/fz-id), or fz_id_len 0 */
+extern unsigned char *fz_id_bin;
+extern size_t fz_id_len;
+#define FZ_SETID_UID 1000	/* an owner that is neither root nor the unprivileged workers */
 
 /* fuzz_srv.c: serve m until the connection ends; never returns. */
 void fz_server(struct fz_epoch *e, struct fz_mount *m, uint32_t idx);

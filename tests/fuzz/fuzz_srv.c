@@ -153,7 +153,9 @@ static int srv_open_named(struct srv *s, const char *name)
 	char path[160];
 	static const int flags[] = { O_RDONLY, O_RDWR, O_PATH, O_PATH | O_NOFOLLOW, O_WRONLY,
 				     O_RDONLY | O_DIRECTORY };
-	const char *base = fz_chance(&s->r, 50) ? s->e->ext4 : s->e->tmpfs;
+	uint32_t b = fz_below(&s->r, 10);
+	/* the spare: a backing on another mount than every view's root (op_umount's target) */
+	const char *base = b < 4 ? s->e->ext4 : b < 8 ? s->e->tmpfs : s->e->spare;
 	int fd;
 
 	if (strchr(name, '/') || !strcmp(name, "..") || strlen(name) > 64)
@@ -195,9 +197,13 @@ static uint64_t srv_bpf_fd(struct srv *s, const char **what)
 	int pct = fz_below(&s->r, 100);
 	struct fz_poolfd *p;
 
-	if (pct < 70 || !s->e->npool) {
+	if (pct < 40 || !s->e->npool) {
 		*what = "filter";
 		return s->e->prog_fd;
+	}
+	if (pct < 70) {
+		*what = "filter fz2";
+		return s->e->prog2_fd;
 	}
 	if (pct < 75) {
 		*what = "verdict map";

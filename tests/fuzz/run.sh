@@ -8,6 +8,8 @@
 # open bugs in tests/guest/fuzz_found.c, see fuzz.c). The guest gets
 # FUZZ_SECONDS plus 10 minutes (VM_TIMEOUT) for its boot, the last epoch and
 # the checks; a guest that stops answering fails the run (vm.sh: 124).
+# FUZZ_SKIP_OPS (worker ops that do nothing, e.g. setid,umount: to look for
+# other bugs while one class is open; fuzz_ops.c) is passed to the guest.
 #
 # Fails on a failed fuzz case (a kernel report seen during an epoch, a hang,
 # a leak: the ring of each process's last operations is printed), a guest
@@ -35,7 +37,8 @@ echo "fuzz: seed $seed, $secs s, on the ${FUSEBPF_KERNEL:-debug} kernel (FUZZ_SE
 FUSEBPF_KERNEL=${FUSEBPF_KERNEL:-debug} VM_OUT=$out/vm VM_LOG=$out/console.log \
 	VM_LOGLEVEL=${VM_LOGLEVEL:-7} \
 	VM_TIMEOUT=${VM_TIMEOUT:-$((secs + 600))} \
-	kernel/vm.sh "$bin -s $secs -S $seed${FUZZ_EXCLUDE:+ -x $FUZZ_EXCLUDE}" | tee "$out/fuzz.tap"
+	kernel/vm.sh "${FUZZ_SKIP_OPS:+env FUZZ_SKIP_OPS=$FUZZ_SKIP_OPS }$bin -s $secs -S $seed${FUZZ_EXCLUDE:+ -x $FUZZ_EXCLUDE}" |
+	tee "$out/fuzz.tap"
 vmrc=${PIPESTATUS[0]}
 [ -f "$out/vm/dmesg" ] && cp "$out/vm/dmesg" "$out/dmesg"
 
