@@ -155,7 +155,7 @@ static int srv_open_named(struct srv *s, const char *name)
 				     O_RDONLY | O_DIRECTORY };
 	uint32_t b = fz_below(&s->r, 10);
 	/* the spare: a backing on another mount than every view's root (op_umount's target) */
-	const char *base = b < 4 ? s->e->ext4 : b < 8 ? s->e->tmpfs : s->e->spare;
+	const char *base = b < 4 ? s->e->ext4 : b < 7 ? s->e->tmpfs : s->e->spare;
 	int fd;
 
 	if (strchr(name, '/') || !strcmp(name, "..") || strlen(name) > 64)
