@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -995,6 +996,548 @@ out:
 	return ret;
 }
 
+/* --- mappings, renames and links between filters, ACCESS, long names ------------ */
+
+/* The fuse-bpf ABI (include/uapi/linux/fuse.h of our kernel) */
+#define MM_PREFILTER 0x10000
+#define MM_ENTRYFILTER 0x40000
+#define MM_DROP_ENTRY 8
+#define MM_FUSE_READ 15
+#define MM_FUSE_WRITE 16
+#define MM_FUSE_READDIR 28
+#define MM_FUSE_ACCESS 34
+#define MM_GET_ARG 210
+#define MM_SET_ARG 211
+#define MM_MAY_NOT_BLOCK 0x80
+
+/* Raw BPF instructions, as the kernel's <linux/filter.h> spells them */
+#define MI_MOV_REG(d, s) \
+	((struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = d, .src_reg = s })
+#define MI_MOV_IMM(d, i) \
+	((struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = d, .imm = i })
+#define MI_ALU_IMM(op, d, i) \
+	((struct bpf_insn){ .code = BPF_ALU64 | (op) | BPF_K, .dst_reg = d, .imm = i })
+#define MI_ALU_REG(op, d, s) \
+	((struct bpf_insn){ .code = BPF_ALU64 | (op) | BPF_X, .dst_reg = d, .src_reg = s })
+#define MI_LDX(sz, d, s, o) \
+	((struct bpf_insn){ .code = BPF_LDX | BPF_MEM | (sz), .dst_reg = d, .src_reg = s, .off = o })
+#define MI_STX(sz, d, s, o) \
+	((struct bpf_insn){ .code = BPF_STX | BPF_MEM | (sz), .dst_reg = d, .src_reg = s, .off = o })
+#define MI_JMP_IMM(op, d, i, o) \
+	((struct bpf_insn){ .code = BPF_JMP | (op) | BPF_K, .dst_reg = d, .off = o, .imm = i })
+#define MI_JMP_REG(op, d, s, o) \
+	((struct bpf_insn){ .code = BPF_JMP | (op) | BPF_X, .dst_reg = d, .src_reg = s, .off = o })
+#define MI_CALL(id) ((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = id })
+#define MI_EXIT() ((struct bpf_insn){ .code = BPF_JMP | BPF_EXIT })
+
+static int load_raw(const char *name, const struct bpf_insn *insns, size_t n)
+{
+	static char log[8192];
+	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
+	int type = fusebpf_prog_type_why(NULL);
+	int fd = bpf_prog_load(type, name, "GPL", insns, n, &o);
+
+	if (fd < 0)
+		printf("# load %s: %s\n%s\n", name, strerror(errno), log);
+	return fd;
+}
+
+/*
+ * A filter that lets WRITEs only below 4096 (EPERM) and READs only below
+ * 8192 (EACCES): offset + size of the prefilter's fuse_write_in/fuse_read_in.
+ */
+static int load_range_filter(void)
+{
+	const struct bpf_insn p[] = {
+		MI_MOV_REG(6, 1),
+		MI_LDX(BPF_W, 7, 6, 8),				/* ctx->opcode */
+		MI_MOV_IMM(8, 4096),
+		MI_MOV_IMM(9, -EPERM),
+		MI_JMP_IMM(BPF_JEQ, 7, MM_FUSE_WRITE | MM_PREFILTER, 3),
+		MI_MOV_IMM(8, 8192),
+		MI_MOV_IMM(9, -EACCES),
+		MI_JMP_IMM(BPF_JNE, 7, MM_FUSE_READ | MM_PREFILTER, 10),
+		MI_MOV_REG(1, 6),
+		MI_MOV_IMM(2, 0),
+		MI_MOV_REG(3, 10),
+		MI_ALU_IMM(BPF_ADD, 3, -40),
+		MI_MOV_IMM(4, 40),
+		MI_CALL(MM_GET_ARG),				/* in 0, 40 bytes */
+		MI_LDX(BPF_DW, 1, 10, -32),			/* offset */
+		MI_LDX(BPF_W, 2, 10, -24),			/* size */
+		MI_ALU_REG(BPF_ADD, 1, 2),
+		MI_JMP_REG(BPF_JGT, 1, 8, 2),
+		MI_MOV_IMM(0, 0),
+		MI_EXIT(),
+		MI_MOV_REG(0, 9),
+		MI_EXIT(),
+	};
+
+	return load_raw("mm_range", p, sizeof(p) / sizeof(p[0]));
+}
+
+/* Three pages of a, b and c */
+static int put_abc(const struct fbm *m)
+{
+	static char buf[3 * 4096];
+
+	memset(buf, 'a', 4096);
+	memset(buf + 4096, 'b', 4096);
+	memset(buf + 8192, 'c', 4096);
+	return write_file(bpath(m, "f"), buf, sizeof(buf));
+}
+
+/* The backing file's byte at @off */
+static int back_byte(const struct fbm *m, off_t off)
+{
+	char c = 0;
+	int fd = open(bpath(m, "f"), O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &c, 1, off) != 1)
+		c = -1;
+	close(fd);
+	return c;
+}
+
+/*
+ * A writable shared mapping is asked about the whole file: mremap() and
+ * remap_file_pages() take it to offsets that a range filter refuses.
+ */
+static int t_mmap_write_whole_file(void)
+{
+	int ret = TAP_FAIL, prog = -1, fd = -1, err;
+	struct fbm m = FBM_INIT;
+	char *p = MAP_FAILED, *q;
+	size_t len = 4096;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(fbm_init(&m) == 0 && put_abc(&m) == 0);
+	prog = load_range_filter();
+	EXPECT(prog >= 0);
+	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
+	fd = open(path(&m, "f"), O_RDWR);
+	EXPECT(fd >= 0, "open: %s", strerror(errno));
+	EXPECT(pwrite(fd, "A", 1, 0) == 1, "pwrite at 0: %s", strerror(errno));
+	EXPECT(ERR_OF(pwrite(fd, "B", 1, 4096)) == EPERM, "pwrite at 4096");
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	err = p == MAP_FAILED ? errno : 0;
+	printf("# mmap(PROT_WRITE, MAP_SHARED) of page 0: %s\n", strerror(err));
+	if (p != MAP_FAILED) {
+		q = mremap(p, len, 2 * len, MREMAP_MAYMOVE);
+		printf("# mremap to two pages: %s\n", q == MAP_FAILED ? strerror(errno) : "done");
+		if (q != MAP_FAILED) {
+			p = q;
+			len *= 2;
+			p[4096] = 'X';
+			msync(p, len, MS_SYNC);
+		}
+		err = remap_file_pages(p, 4096, 0, 2, 0);
+		printf("# remap_file_pages to page 2: %s\n", err ? strerror(errno) : "done");
+		if (!err) {
+			p[0] = 'Y';
+			msync(p, len, MS_SYNC);
+		}
+		munmap(p, len);
+		p = MAP_FAILED;
+	}
+	EXPECT(back_byte(&m, 4096) == 'b', "page 1 written through a mapping: %c",
+	       back_byte(&m, 4096));
+	EXPECT(back_byte(&m, 8192) == 'c', "page 2 written through a mapping: %c",
+	       back_byte(&m, 8192));
+	EXPECT(err == EPERM, "mmap(PROT_WRITE, MAP_SHARED) asks for the whole file: %s",
+	       strerror(err));
+	ret = TAP_OK;
+out:
+	if (fd >= 0)
+		close(fd);
+	fbm_fini(&m);
+	if (prog >= 0)
+		close(prog);
+	return ret;
+}
+
+/*
+ * A read-only shared mapping that the WRITE prefilter refused stays
+ * read-only: no mprotect(PROT_WRITE), no remap_file_pages() to get one.
+ */
+static int t_mmap_refused_stays_readonly(void)
+{
+	int ret = TAP_FAIL, prog = -1, fd = -1, err, perr;
+	struct fbm m = FBM_INIT;
+	char *p = MAP_FAILED;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(fbm_init(&m) == 0 && put_abc(&m) == 0);
+	prog = load_range_filter();
+	EXPECT(prog >= 0);
+	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
+	fd = open(path(&m, "f"), O_RDWR);
+	EXPECT(fd >= 0, "open: %s", strerror(errno));
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096);
+	EXPECT(p != MAP_FAILED, "mmap(PROT_READ, MAP_SHARED) of page 1: %s", strerror(errno));
+	EXPECT(p[0] == 'b');
+	EXPECT(ERR_OF(mprotect(p, 4096, PROT_READ | PROT_WRITE)) == EACCES, "mprotect");
+	err = ERR_OF(remap_file_pages(p, 4096, 0, 1, 0));
+	printf("# remap_file_pages: %s\n", err ? strerror(err) : "done");
+	perr = ERR_OF(mprotect(p, 4096, PROT_READ | PROT_WRITE));
+	printf("# mprotect(PROT_WRITE) after it: %s\n", perr ? strerror(perr) : "done");
+	if (!perr) {
+		p[0] = 'Z';
+		msync(p, 4096, MS_SYNC);
+	}
+	EXPECT(back_byte(&m, 4096) == 'b', "written through a read-only mapping: %c",
+	       back_byte(&m, 4096));
+	EXPECT(err == EINVAL, "remap_file_pages: %s", strerror(err));
+	EXPECT(perr == EACCES, "mprotect after remap_file_pages: %s", strerror(perr));
+	ret = TAP_OK;
+out:
+	if (p != MAP_FAILED)
+		munmap(p, 4096);
+	if (fd >= 0)
+		close(fd);
+	fbm_fini(&m);
+	if (prog >= 0)
+		close(prog);
+	return ret;
+}
+
+/*
+ * A mapping asks the READ prefilter for its range, and can't grow past it:
+ * the filter lets reads below 8192 only.
+ */
+static int t_mmap_read_range(void)
+{
+	int ret = TAP_FAIL, prog = -1, fd = -1, err, gerr;
+	struct fbm m = FBM_INIT;
+	char buf[16], *p = MAP_FAILED, *q;
+	size_t len = 4096;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(fbm_init(&m) == 0 && put_abc(&m) == 0);
+	prog = load_range_filter();
+	EXPECT(prog >= 0);
+	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
+	fd = open(path(&m, "f"), O_RDONLY);
+	EXPECT(fd >= 0, "open: %s", strerror(errno));
+	EXPECT(pread(fd, buf, 1, 4096) == 1 && buf[0] == 'b');
+	EXPECT(ERR_OF(pread(fd, buf, 1, 8192)) == EACCES, "pread at 8192");
+
+	q = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 8192);
+	err = q == MAP_FAILED ? errno : 0;
+	printf("# mmap of page 2: %s%s\n", strerror(err), err ? "" : (q[0] == 'c' ? ", reads c" : ""));
+	if (q != MAP_FAILED)
+		munmap(q, 4096);
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 4096);
+	EXPECT(p != MAP_FAILED, "mmap of page 1: %s", strerror(errno));
+	EXPECT(p[0] == 'b');
+	q = mremap(p, len, 2 * len, MREMAP_MAYMOVE);
+	gerr = q == MAP_FAILED ? errno : 0;
+	printf("# mremap of it to two pages: %s\n", strerror(gerr));
+	if (q != MAP_FAILED) {
+		p = q;
+		len *= 2;
+		printf("# page 2 through it: %c\n", p[4096]);
+	}
+	EXPECT(err == EACCES, "mmap of page 2: %s", strerror(err));
+	EXPECT(gerr == EFAULT, "mremap: %s", strerror(gerr));
+	q = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 4096);
+	EXPECT(q == MAP_FAILED && errno == EACCES, "mmap of pages 1-2: %s", strerror(errno));
+	ret = TAP_OK;
+out:
+	if (p != MAP_FAILED)
+		munmap(p, len);
+	if (fd >= 0)
+		close(fd);
+	fbm_fini(&m);
+	if (prog >= 0)
+		close(prog);
+	return ret;
+}
+
+/* An ACCESS prefilter that adds MAY_NOT_BLOCK gets EIO, not ECHILD or a pass. */
+static int t_access_may_not_block(void)
+{
+	const struct bpf_insn p[] = {
+		MI_MOV_REG(6, 1),
+		MI_LDX(BPF_W, 7, 6, 8),
+		MI_JMP_IMM(BPF_JNE, 7, MM_FUSE_ACCESS | MM_PREFILTER, 15),
+		MI_MOV_REG(1, 6),
+		MI_MOV_IMM(2, 0),
+		MI_MOV_REG(3, 10),
+		MI_ALU_IMM(BPF_ADD, 3, -8),
+		MI_MOV_IMM(4, 8),
+		MI_CALL(MM_GET_ARG),				/* fuse_access_in */
+		MI_LDX(BPF_W, 1, 10, -8),
+		MI_ALU_IMM(BPF_OR, 1, MM_MAY_NOT_BLOCK),
+		MI_STX(BPF_W, 10, 1, -8),
+		MI_MOV_REG(1, 6),
+		MI_MOV_IMM(2, 0),
+		MI_MOV_REG(3, 10),
+		MI_ALU_IMM(BPF_ADD, 3, -8),
+		MI_MOV_IMM(4, 8),
+		MI_CALL(MM_SET_ARG),
+		MI_MOV_IMM(0, 0),
+		MI_EXIT(),
+	};
+	int ret = TAP_FAIL, prog = -1, err;
+	struct fbm m = FBM_INIT;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(fbm_init(&m) == 0 && put(m.back, "f", "x\n") == 0);
+	prog = load_raw("mm_nonblock", p, sizeof(p) / sizeof(p[0]));
+	EXPECT(prog >= 0);
+	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
+	err = ERR_OF(access(path(&m, "f"), R_OK));
+	printf("# access(R_OK): %s\n", err ? strerror(err) : "0");
+	EXPECT(err == EIO, "access: %s", strerror(err));
+	EXPECT(read_file(path(&m, "f"), (char[8]){ 0 }, 8) == 2, "read");
+	ret = TAP_OK;
+out:
+	fbm_fini(&m);
+	if (prog >= 0)
+		close(prog);
+	return ret;
+}
+
+/*
+ * A backing directory on a plain FUSE mount whose names may be up to 1024
+ * bytes: one of 300 bytes next to "short".
+ */
+#define LONG_NAME_LEN 300
+
+static void dirent_add(char *buf, size_t *used, uint64_t ino, const char *name, size_t namelen,
+		       uint32_t type)
+{
+	struct fuse_dirent *d = (struct fuse_dirent *)(buf + *used);
+
+	d->ino = ino;
+	d->namelen = namelen;
+	d->type = type;
+	memcpy(d->name, name, namelen);
+	*used += FUSE_DIRENT_SIZE(d);
+	d->off = *used;
+}
+
+static int long_name_server(int fd, struct tfuse_req *req, void *ctx)
+{
+	uint64_t unique = req->h->unique;
+
+	(void)ctx;
+	switch (req->h->opcode) {
+	case FUSE_GETATTR: {
+		struct fuse_attr_out out = { .attr_valid = 60 };
+
+		out.attr.ino = 1;
+		out.attr.mode = S_IFDIR | 0755;
+		out.attr.nlink = 2;
+		return tfuse_reply(fd, unique, 0, &out, sizeof(out));
+	}
+	case FUSE_OPENDIR: {
+		struct fuse_open_out out = { .fh = 1 };
+
+		return tfuse_reply(fd, unique, 0, &out, sizeof(out));
+	}
+	case FUSE_READDIR: {
+		const struct fuse_read_in *in = req->arg;
+		static char buf[4096], name[LONG_NAME_LEN];
+		size_t used = 0;
+
+		if (in->offset == 0) {
+			memset(buf, 0, sizeof(buf));
+			memset(name, 'n', sizeof(name));
+			dirent_add(buf, &used, 2, "short", 5, DT_REG);
+			dirent_add(buf, &used, 3, name, sizeof(name), DT_REG);
+		}
+		return tfuse_reply(fd, unique, 0, buf, used);
+	}
+	case FUSE_RELEASEDIR:
+		return tfuse_reply(fd, unique, 0, NULL, 0);
+	case FUSE_FORGET:
+	case FUSE_BATCH_FORGET:
+	case FUSE_INTERRUPT:
+		return 0;
+	case FUSE_LOOKUP:
+		return tfuse_reply(fd, unique, -ENOENT, NULL, 0);
+	default:
+		return tfuse_reply(fd, unique, -ENOSYS, NULL, 0);
+	}
+}
+
+/* The READDIR entry filter fails closed for a name longer than NAME_MAX. */
+static int t_readdir_long_name(void)
+{
+	const struct bpf_insn p[] = {
+		MI_LDX(BPF_W, 0, 1, 8),
+		MI_JMP_IMM(BPF_JNE, 0, MM_FUSE_READDIR | MM_ENTRYFILTER, 2),
+		MI_MOV_IMM(0, MM_DROP_ENTRY),			/* every entry */
+		MI_EXIT(),
+		MI_MOV_IMM(0, 0),
+		MI_EXIT(),
+	};
+	char fback[] = "/tmp/fb-lback-XXXXXX";
+	int ret = TAP_FAIL, prog = -1, sfd = -1, n = 0, longest = 0;
+	struct fbm m = FBM_INIT;
+	bool made = false;
+	pid_t srv = -1;
+	struct dirent *de;
+	DIR *d = NULL;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(fbm_init(&m) == 0);
+	EXPECT(mkdtemp(fback));
+	made = true;
+	sfd = tfuse_mount(fback, "");
+	EXPECT(sfd >= 0, "mount the backing: %s", strerror(-sfd));
+	srv = tfuse_spawn(sfd, long_name_server, NULL);
+	EXPECT(srv > 0);
+	prog = load_raw("mm_dropall", p, sizeof(p) / sizeof(p[0]));
+	EXPECT(prog >= 0);
+	/* The view's backing is the FUSE mount: fbm_mount() opens m.back */
+	rmdir(m.back);
+	m.made_back = false;
+	snprintf(m.back, sizeof(m.back), "%s", fback);
+	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
+	d = opendir(m.back);
+	EXPECT(d, "opendir backing: %s", strerror(errno));
+	while ((de = readdir(d)))
+		n++;
+	closedir(d);
+	d = NULL;
+	EXPECT(n == 2, "the backing lists %d names", n);
+	d = opendir(m.mnt);
+	EXPECT(d, "opendir: %s", strerror(errno));
+	n = 0;
+	while ((de = readdir(d))) {
+		n++;
+		if ((int)strlen(de->d_name) > longest)
+			longest = strlen(de->d_name);
+	}
+	closedir(d);
+	d = NULL;
+	printf("# the view lists %d names, the longest %d bytes\n", n, longest);
+	EXPECT(n == 0, "a filter that drops every entry let %d through", n);
+	ret = TAP_OK;
+out:
+	if (d)
+		closedir(d);
+	fbm_fini(&m);
+	if (srv > 0)
+		tfuse_stop(fback, srv);
+	if (sfd >= 0)
+		close(sfd);
+	if (made)
+		rmdir(fback);
+	if (prog >= 0)
+		close(prog);
+	return ret;
+}
+
+/*
+ * Renames and links between subtrees of different filters (fusebpfctl
+ * attach --at): EXDEV, so that neither side's filter is bypassed.
+ */
+static char rl_ctl[2048];
+
+static int rl_ctl_init(void)
+{
+	char exe[1024];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = 0;
+	snprintf(rl_ctl, sizeof(rl_ctl), "%s/../../fusebpfctl", exe);
+	setenv("FUSEBPF_PIN_DIR", "/sys/fs/bpf/filters-rl", 1);
+	setenv("FUSEBPF_STATE_DIR", "/tmp/filters-rl/state", 1);
+	return access(rl_ctl, X_OK);
+}
+
+#define RL "/tmp/filters-rl"
+
+static void rl_cleanup(void)
+{
+	run("%s detach %s/mnt; for n in rlst rlro rlhide; do %s unload $n; done; rm -rf %s "
+	    "/sys/fs/bpf/filters-rl",
+	    rl_ctl, RL, rl_ctl, RL);
+}
+
+static int t_rename_link_between_filters(void)
+{
+	int ret = TAP_FAIL, over, hid_there, hid_not, lnk, wr = -1;
+	char imp[64] = "", sec[64] = "", f[64] = "";
+
+	NEED_FUSE_FILTERS();
+	EXPECT(rl_ctl_init() == 0, "no fusebpfctl at %s", rl_ctl);
+	rl_cleanup();
+	EXPECT(run("mkdir -p %s/mnt %s/back/rw %s/back/ro %s/back/hid && echo new > %s/back/rw/x"
+		   " && echo new > %s/back/rw/y && echo keep > %s/back/ro/important"
+		   " && echo ro > %s/back/ro/f && echo hidden > %s/back/hid/secret",
+		   RL, RL, RL, RL, RL, RL, RL, RL, RL) == 0);
+	EXPECT(run("%s load stats --name rlst && %s load denywrite --name rlro && "
+		   "%s load hide --name rlhide --hide secret --hide secret2",
+		   rl_ctl, rl_ctl, rl_ctl) == 0);
+	EXPECT(run("%s attach %s/mnt %s/back --filter rlst --at ro=rlro --at hid=rlhide", rl_ctl,
+		   RL, RL) == 0);
+	EXPECT(ERR_OF(open(RL "/mnt/ro/important", O_WRONLY)) == EROFS, "ro is read-only");
+
+	/* Over a file that a read-only subtree keeps */
+	over = ERR_OF(rename(RL "/mnt/rw/x", RL "/mnt/ro/important"));
+	printf("# rename(rw/x, ro/important): %s\n", over ? strerror(over) : "done");
+	/* To names a hiding subtree refuses, there or not: the answer must not tell */
+	hid_there = ERR_OF(rename(RL "/mnt/rw/y", RL "/mnt/hid/secret"));
+	printf("# rename(rw/y, hid/secret), which exists: %s\n",
+	       hid_there ? strerror(hid_there) : "done");
+	if (!hid_there)
+		run("mv %s/back/hid/secret %s/back/rw/y", RL, RL);
+	hid_not = ERR_OF(rename(RL "/mnt/rw/y", RL "/mnt/hid/secret2"));
+	printf("# rename(rw/y, hid/secret2), which does not: %s\n",
+	       hid_not ? strerror(hid_not) : "done");
+	/* A link out of the read-only subtree, written after the inode is evicted */
+	lnk = ERR_OF(link(RL "/mnt/ro/f", RL "/mnt/rw/alias"));
+	printf("# link(ro/f, rw/alias): %s\n", lnk ? strerror(lnk) : "done");
+	if (!lnk) {
+		run("sync; echo 2 > /proc/sys/vm/drop_caches");
+		wr = ERR_OF(write_file(RL "/mnt/rw/alias", "changed\n", 8));
+		printf("# write through rw/alias after eviction: %s\n", wr ? strerror(wr) : "done");
+	}
+	read_file(RL "/back/ro/important", imp, sizeof(imp));
+	read_file(RL "/back/hid/secret", sec, sizeof(sec));
+	read_file(RL "/back/ro/f", f, sizeof(f));
+	EXPECT(!strcmp(imp, "keep\n"), "ro/important replaced: %s", imp);
+	EXPECT(over == EXDEV, "rename into ro: %s", strerror(over));
+	EXPECT(hid_there == EXDEV && hid_not == EXDEV, "renames to hidden names: %s, %s",
+	       strerror(hid_there), strerror(hid_not));
+	EXPECT(!strcmp(sec, "hidden\n"), "hid/secret: %s", sec);
+	EXPECT(run("test ! -e %s/back/hid/secret2", RL) == 0, "hid/secret2 made");
+	EXPECT(!strcmp(f, "ro\n"), "ro/f changed: %s", f);
+	EXPECT(lnk == EXDEV, "link out of ro: %s", strerror(lnk));
+	EXPECT(ERR_OF(link(RL "/mnt/rw/x", RL "/mnt/ro/x")) == EXDEV, "link into ro");
+
+	/* Within one subtree, its own filter decides, as before */
+	EXPECT(run("echo a > %s/back/hid/a", RL) == 0);
+	EXPECT(ERR_OF(rename(RL "/mnt/hid/a", RL "/mnt/hid/secret")) == EACCES, "hide decides");
+	EXPECT(rename(RL "/mnt/rw/y", RL "/mnt/rw/z") == 0, "rename within rw: %s", strerror(errno));
+	EXPECT(ERR_OF(rename(RL "/mnt/ro/f", RL "/mnt/ro/g")) == EROFS, "rename within ro");
+	EXPECT(link(RL "/mnt/rw/z", RL "/mnt/rw/z2") == 0, "link within rw: %s", strerror(errno));
+	/* mv falls back to copying, through both filters */
+	EXPECT(run("mv %s/mnt/rw/z %s/mnt/hid/moved", RL, RL) == 0, "mv across");
+	EXPECT(run("test -e %s/back/hid/moved && ! test -e %s/back/rw/z", RL, RL) == 0);
+	EXPECT(run("! mv %s/mnt/rw/z2 %s/mnt/ro/z2 2>/dev/null && test -e %s/back/rw/z2", RL, RL,
+		   RL) == 0, "mv into ro");
+	ret = TAP_OK;
+out:
+	rl_cleanup();
+	return ret;
+}
+
 static const struct tap_case cases[] = {
 	{ "name_matching_in_the_verifier", t_name_matching },
 	{ "every_filter_passes_the_verifier", t_verifier },
@@ -1005,6 +1548,12 @@ static const struct tap_case cases[] = {
 	{ "denywrite_errnos_and_allow_list", t_denywrite },
 	{ "combined_policies_switched_live", t_combined },
 	{ "stats_exact_counts", t_stats },
+	{ "mmap_write_asks_for_the_whole_file", t_mmap_write_whole_file },
+	{ "mmap_refused_write_stays_readonly", t_mmap_refused_stays_readonly },
+	{ "mmap_read_asks_for_its_range", t_mmap_read_range },
+	{ "access_may_not_block_from_a_filter", t_access_may_not_block },
+	{ "readdir_long_name_fails_closed", t_readdir_long_name },
+	{ "rename_link_between_filters", t_rename_link_between_filters },
 };
 
 TAP_MAIN("filters", cases)
