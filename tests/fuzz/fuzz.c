@@ -424,6 +424,12 @@ int fz_populate(const char *dir, char tag)
 	rc |= mknod(FZ_AT("fifo"), S_IFIFO | 0666, 0);
 	rc |= write_file(FZ_AT("d/x.txt"), "d\n", 2);
 	chmod(FZ_AT("d/x.txt"), 0666);
+	if (tag == 's') {
+		/* worker 0's to watch (op_umount): names no other op uses, which servers back here */
+		rc |= write_file(FZ_AT("w0"), "w0\n", 3);
+		rc |= mkdir(FZ_AT("wd"), 0777);
+		rc |= write_file(FZ_AT("wd/f"), "f\n", 2);
+	}
 	for (int i = 0; fz_id_len && i < FZ_MAX_WORKERS; i += 2) {
 		char name[16];
 
@@ -1061,6 +1067,8 @@ static int fz_epoch(uint32_t epoch)
 	if (F.sh->setid_checks || F.sh->umount_busy || F.sh->umount_done)
 		printf("# epoch %u: %u set-id execs checked; backing umounts under watches: %u busy, %u let through\n",
 		       epoch, F.sh->setid_checks, F.sh->umount_busy, F.sh->umount_done);
+	if (getenv("FUZZ_DUMP_RINGS"))	/* debugging the fuzzer: every epoch's last operations */
+		fz_dump_all();
 	F.setid_checks += F.sh->setid_checks;
 	F.umount_busy += F.sh->umount_busy;
 	F.umount_done += F.sh->umount_done;

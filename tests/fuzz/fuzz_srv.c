@@ -153,9 +153,13 @@ static int srv_open_named(struct srv *s, const char *name)
 	char path[160];
 	static const int flags[] = { O_RDONLY, O_RDWR, O_PATH, O_PATH | O_NOFOLLOW, O_WRONLY,
 				     O_RDONLY | O_DIRECTORY };
-	uint32_t b = fz_below(&s->r, 10);
-	/* the spare: a backing on another mount than every view's root (op_umount's target) */
-	const char *base = b < 4 ? s->e->ext4 : b < 7 ? s->e->tmpfs : s->e->spare;
+	uint32_t b = fz_below(&s->r, 100);
+	/*
+	 * The spare: a backing on another mount than every view's root
+	 * (op_umount's target); worker 0's own names there (w0, wd) always,
+	 * the others seldom (the files others hold open keep it busy)
+	 */
+	const char *base = name[0] == 'w' ? s->e->spare : b < 48 ? s->e->ext4 : b < 96 ? s->e->tmpfs : s->e->spare;
 	int fd;
 
 	if (strchr(name, '/') || !strcmp(name, "..") || strlen(name) > 64)
