@@ -1538,6 +1538,123 @@ out:
 	return ret;
 }
 
+/*
+ * A backing FUSE file system whose MKDIR answers with a directory it
+ * already has (node 2, "old"): the backing moves that dentry to the new
+ * name (d_splice_alias()) and leaves the one it was given negative.
+ */
+static void alias_entry(struct fuse_entry_out *e, uint64_t nodeid)
+{
+	memset(e, 0, sizeof(*e));
+	e->nodeid = nodeid;
+	e->entry_valid = 60;
+	e->attr_valid = 60;
+	e->attr.ino = nodeid;
+	e->attr.mode = S_IFDIR | 0755;
+	e->attr.nlink = 2;
+}
+
+static int alias_server(int fd, struct tfuse_req *req, void *ctx)
+{
+	uint64_t unique = req->h->unique;
+	struct fuse_entry_out e;
+
+	(void)ctx;
+	switch (req->h->opcode) {
+	case FUSE_GETATTR: {
+		struct fuse_attr_out out = { .attr_valid = 60 };
+
+		out.attr.ino = req->h->nodeid;
+		out.attr.mode = S_IFDIR | 0755;
+		out.attr.nlink = 2;
+		return tfuse_reply(fd, unique, 0, &out, sizeof(out));
+	}
+	case FUSE_LOOKUP:
+		if (req->h->nodeid != 1 || strcmp(req->arg, "old"))
+			return tfuse_reply(fd, unique, -ENOENT, NULL, 0);
+		alias_entry(&e, 2);
+		return tfuse_reply(fd, unique, 0, &e, sizeof(e));
+	case FUSE_MKDIR:
+		alias_entry(&e, 2);
+		return tfuse_reply(fd, unique, 0, &e, sizeof(e));
+	case FUSE_OPENDIR: {
+		struct fuse_open_out out = { .fh = 1 };
+
+		return tfuse_reply(fd, unique, 0, &out, sizeof(out));
+	}
+	case FUSE_READDIR:
+	case FUSE_RELEASEDIR:
+		return tfuse_reply(fd, unique, 0, NULL, 0);
+	case FUSE_FORGET:
+	case FUSE_BATCH_FORGET:
+	case FUSE_INTERRUPT:
+		return 0;
+	default:
+		return tfuse_reply(fd, unique, -ENOSYS, NULL, 0);
+	}
+}
+
+/*
+ * mkdir through a view onto such a backing: the view keeps one dentry for
+ * the directory, moved to the new name as the backing's was.
+ */
+static int t_mkdir_backing_alias(void)
+{
+	char fback[] = "/tmp/fb-aback-XXXXXX", fmnt[] = "/tmp/fb-amnt-XXXXXX";
+	char opts[64], link[256], want[64];
+	int ret = TAP_FAIL, sfd = -1, bfd = -1, vfd = -1, dfd = -1, err;
+	bool made_b = false, made_m = false;
+	pid_t srv = -1;
+	ssize_t n;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(mkdtemp(fback) && mkdtemp(fmnt));
+	made_b = made_m = true;
+	sfd = tfuse_mount(fback, "");
+	EXPECT(sfd >= 0, "mount the backing: %s", strerror(-sfd));
+	srv = tfuse_spawn(sfd, alias_server, NULL);
+	EXPECT(srv > 0);
+	bfd = open(fback, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	EXPECT(bfd >= 0, "open the backing: %s", strerror(errno));
+	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon", bfd);
+	vfd = tfuse_mount(fmnt, opts);
+	EXPECT(vfd >= 0, "mount the view: %s", strerror(-vfd));
+	snprintf(link, sizeof(link), "%s/old", fmnt);
+	dfd = open(link, O_RDONLY | O_DIRECTORY);
+	EXPECT(dfd >= 0, "open old: %s", strerror(errno));
+	snprintf(link, sizeof(link), "%s/new", fmnt);
+	err = ERR_OF(mkdir(link, 0755));
+	printf("# mkdir(new): %s\n", err ? strerror(err) : "done");
+	snprintf(want, sizeof(want), "/proc/self/fd/%d", dfd);
+	n = readlink(want, link, sizeof(link) - 1);
+	EXPECT(n > 0);
+	link[n] = 0;
+	printf("# the directory opened as old is now %s\n", link);
+	EXPECT(!err, "mkdir: %s", strerror(err));
+	snprintf(want, sizeof(want), "%s/new", fmnt);
+	EXPECT(!strcmp(link, want), "two dentries for one directory: %s and %s/new", link, fmnt);
+	ret = TAP_OK;
+out:
+	if (dfd >= 0)
+		close(dfd);
+	if (vfd >= 0) {
+		if (umount2(fmnt, 0))
+			umount2(fmnt, MNT_DETACH);
+		close(vfd);
+	}
+	if (bfd >= 0)
+		close(bfd);
+	if (srv > 0)
+		tfuse_stop(fback, srv);
+	if (sfd >= 0)
+		close(sfd);
+	if (made_b)
+		rmdir(fback);
+	if (made_m)
+		rmdir(fmnt);
+	return ret;
+}
+
 static const struct tap_case cases[] = {
 	{ "name_matching_in_the_verifier", t_name_matching },
 	{ "every_filter_passes_the_verifier", t_verifier },
@@ -1554,6 +1671,7 @@ static const struct tap_case cases[] = {
 	{ "access_may_not_block_from_a_filter", t_access_may_not_block },
 	{ "readdir_long_name_fails_closed", t_readdir_long_name },
 	{ "rename_link_between_filters", t_rename_link_between_filters },
+	{ "mkdir_onto_a_backing_alias", t_mkdir_backing_alias },
 };
 
 TAP_MAIN("filters", cases)
