@@ -2293,6 +2293,77 @@ out:
 	return ret;
 }
 
+/* renameat(dfd, from, tfd, to) in a child, given secs: its errno, or -1 if it hung. */
+static int renameat_within(int dfd, const char *from, int tfd, const char *to, int secs)
+{
+	int st = 0;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -2;
+	if (pid == 0)
+		_exit(renameat(dfd, from, tfd, to) ? errno : 0);
+	for (int i = 0; i < secs * 10; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : -2;
+		usleep(100000);
+	}
+	return -1;
+}
+
+/*
+ * A directory's mode and owner changed behind the view are refreshed by a
+ * walk through it without its inode lock: the walk may hold it. A rename
+ * of a/b to a/b/c, given b as a directory fd (no walk through b first),
+ * holds a's and b's locks and then revalidates b; an open(O_CREAT) of b
+ * holds a's and revalidates b. The first version of patch 61 locked b
+ * there: the rename deadlocked on itself, and lockdep reported the open's
+ * recursive locking (make fuzz, 2 CPUs).
+ */
+static int t_dir_ids_changed_behind_walk(void)
+{
+	int ret = TAP_FAIL, v, rc, afd = -1, bfd = -1;
+	const char *views[VIEWS];
+	char a[16], b[64];
+	struct stat st;
+
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(mount_views(views) == 0);
+	for (v = 0; v < VIEWS; v++) {
+		snprintf(a, sizeof(a), "a%d", v);
+		snprintf(b, sizeof(b), "a%d/b", v);
+		EXPECT(run("mkdir -p %s", B(b)) == 0);
+		OK(stat(at(views[v], b), &st));
+		OK(chmod(B(b), 0700));
+		ERR(open(at(views[v], b), O_CREAT | O_RDONLY | O_CLOEXEC, 0644), EISDIR);
+		afd = open(at(views[v], a), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		bfd = open(at(views[v], b), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		EXPECT(afd >= 0 && bfd >= 0, "open %s and %s through %s: %s", a, b, view_name(v),
+		       strerror(errno));
+		OK(chmod(B(b), 0750));
+		rc = renameat_within(afd, "b", bfd, "c", 20);
+		EXPECT(rc != -1, "rename(%s, %s/c) through %s hung", b, b, view_name(v));
+		EXPECT(rc == EINVAL, "rename(%s, %s/c) through %s: %s, expected EINVAL", b, b,
+		       view_name(v), rc > 0 ? strerror(rc) : "no error");
+		close(afd);
+		close(bfd);
+		afd = bfd = -1;
+		OK(stat(at(views[v], b), &st));
+		EXPECT((st.st_mode & 07777) == 0750, "%s through %s: mode %o", b, view_name(v),
+		       st.st_mode & 07777);
+	}
+	ret = TAP_OK;
+out:
+	if (afd >= 0)
+		close(afd);
+	if (bfd >= 0)
+		close(bfd);
+	hf_teardown();
+	return ret;
+}
+
 struct rewrite {
 	const char *path;
 	char buf[IO_LEN];	/* the file's first IO_LEN bytes, written back */
@@ -3029,6 +3100,7 @@ static const struct tap_case cases[] = {
 	{ "exec_setuid_removed_behind", t_exec_setuid_removed_behind },
 	{ "exec_setuid_after_async_write", t_exec_setuid_after_async_write },
 	{ "exec_setid_owner_race", t_exec_setid_owner_race },
+	{ "dir_ids_changed_behind_walk", t_dir_ids_changed_behind_walk },
 	{ "link_after_chown_behind", t_link_after_chown_behind },
 	{ "symlink_follow_after_chown_behind", t_symlink_follow_after_chown_behind },
 };
