@@ -1205,8 +1205,11 @@ out:
 }
 
 /*
- * A mapping asks the READ prefilter for its range, and can't grow past it:
- * the filter lets reads below 8192 only.
+ * A mapping should ask the READ prefilter for all it can reach (the filter
+ * lets reads below 8192 only). It does not: patch 66's first version asked
+ * about the range and kept private mappings from growing, which made them
+ * VM_SPECIAL (no mlock, THP or merging on any filtered view) and could not
+ * describe more than 4 GiB; TODO until the READ ask can say "whole file".
  */
 static int t_mmap_read_range(void)
 {
@@ -1215,6 +1218,7 @@ static int t_mmap_read_range(void)
 	char buf[16], *p = MAP_FAILED, *q;
 	size_t len = 4096;
 
+	TODO("a mapping's reads don't ask the READ filter (docs/filters.md, mappings)");
 	NEED_FUSE_FILTERS();
 	EXPECT(fbm_init(&m) == 0 && put_abc(&m) == 0);
 	prog = load_range_filter();
