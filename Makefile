@@ -63,7 +63,7 @@ $(VMLINUX): kernel
 # --- tests ------------------------------------------------------------------------
 TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c
 TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h
-GUEST_TESTS   := foundation passthrough bpf filters mappings cli harden_srv harden_flt stress fuzz_found events mounts
+GUEST_TESTS   := foundation passthrough bpf filters cli harden_srv harden_flt stress fuzz_found events mounts
 TEST_BPF      := basic
 GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
 HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats cli_events cli_conf
