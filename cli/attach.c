@@ -220,6 +220,18 @@ int do_attach(int argc, char **argv)
 	return attach_run(&a, mnt_arg, back_arg);
 }
 
+/*
+ * A view served without root_dir= (--at) can't tell the kernel how deep its
+ * backing is stacked: over a FUSE backing (sshfs, another view) its backing
+ * files would be refused (ELOOP) at the default depth of 1.
+ */
+static bool backing_on_fuse(int back_fd)
+{
+	struct statfs sf;
+
+	return !fstatfs(back_fd, &sf) && sf.f_type == FUSE_SUPER_MAGIC;
+}
+
 int attach_run(struct attach_args *ap, const char *mnt_arg, const char *back_arg)
 {
 	struct attach_args a = *ap;
@@ -379,6 +391,8 @@ int attach_run(struct attach_args *ap, const char *mnt_arg, const char *back_arg
 		len += snprintf(opts_str + len, sizeof(opts_str) - len, ",root_dir=%d", back_fd);
 		if (cfg->filter_fd >= 0)
 			snprintf(opts_str + len, sizeof(opts_str) - len, ",root_bpf=%d", cfg->filter_fd);
+	} else if (!a.userspace && backing_on_fuse(back_fd)) {
+		strncat(opts_str, ",stack_depth=2", sizeof(opts_str) - strlen(opts_str) - 1);
 	}
 	debug("mount -t fuse.fusebpf -o %s %s %s", opts_str, back, mnt);
 	if (mount(back, mnt, "fuse.fusebpf", a.mflags, opts_str)) {

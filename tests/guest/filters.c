@@ -20,7 +20,9 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fusebpf_loader.h"
@@ -1525,6 +1527,33 @@ static int t_rename_link_between_filters(void)
 	EXPECT(lnk == EXDEV, "link out of ro: %s", strerror(lnk));
 	EXPECT(ERR_OF(link(RL "/mnt/rw/x", RL "/mnt/ro/x")) == EXDEV, "link into ro");
 
+	/*
+	 * The root of a subtree with its own filter is a boundary too: moved,
+	 * its subtree would leave the place its filter was chosen for; replaced
+	 * or exchanged, it would go without its filter being asked.
+	 */
+	over = ERR_OF(rename(RL "/mnt/ro", RL "/mnt/ro2"));
+	EXPECT(over, "rename of ro's root: done");
+	over = ERR_OF(syscall(SYS_renameat2, AT_FDCWD, RL "/mnt/rw", AT_FDCWD, RL "/mnt/ro",
+			      RENAME_EXCHANGE));
+	EXPECT(over, "exchange of rw and ro: done");
+	EXPECT(run("mkdir %s/back/e1", RL) == 0);
+	EXPECT(ERR_OF(rename(RL "/mnt/e1", RL "/mnt/hid")), "rename over hid's root: done");
+	EXPECT(ERR_OF(open(RL "/mnt/ro/important", O_WRONLY)) == EROFS, "ro still read-only");
+	EXPECT(run("test -d %s/back/ro && test -d %s/back/hid && test -d %s/back/e1", RL, RL,
+		   RL) == 0, "the roots moved");
+	/*
+	 * In the kernel too: a directory moved in the backing tree from rw to
+	 * ro keeps rw's program while the view has it; it can't be renamed
+	 * within ro (its program is not ro's).
+	 */
+	EXPECT(run("mkdir %s/back/rw/m && stat %s/mnt/rw/m >/dev/null && mv %s/back/rw/m "
+		   "%s/back/hid/m && stat %s/mnt/hid/m >/dev/null", RL, RL, RL, RL, RL) == 0);
+	over = ERR_OF(rename(RL "/mnt/hid/m", RL "/mnt/hid/m2"));
+	EXPECT(over == EXDEV, "rename of a node with another program: %s", strerror(over));
+	EXPECT(run("echo a > %s/back/hid/m3", RL) == 0);
+	over = ERR_OF(rename(RL "/mnt/hid/m3", RL "/mnt/hid/m4"));
+	EXPECT(!over, "rename of one with hid's: %s", strerror(over));
 	/* Within one subtree, its own filter decides, as before */
 	EXPECT(run("echo a > %s/back/hid/a", RL) == 0);
 	EXPECT(ERR_OF(rename(RL "/mnt/hid/a", RL "/mnt/hid/secret")) == EACCES, "hide decides");
@@ -1545,7 +1574,8 @@ out:
 /*
  * A backing FUSE file system whose MKDIR answers with a directory it
  * already has (node 2, "old"): the backing moves that dentry to the new
- * name (d_splice_alias()) and leaves the one it was given negative.
+ * name (d_splice_alias()) and leaves the one it was given negative.  For
+ * the case of two filters, "old" is in "a" (node 3) too, beside "b" (4).
  */
 static void alias_entry(struct fuse_entry_out *e, uint64_t nodeid)
 {
@@ -1573,16 +1603,30 @@ static int alias_server(int fd, struct tfuse_req *req, void *ctx)
 		out.attr.nlink = 2;
 		return tfuse_reply(fd, unique, 0, &out, sizeof(out));
 	}
-	case FUSE_LOOKUP:
-		if (req->h->nodeid != 1 || strcmp(req->arg, "old"))
+	case FUSE_LOOKUP: {
+		uint64_t node = 0;
+
+		if (req->h->nodeid == 1 && !strcmp(req->arg, "a"))
+			node = 3;
+		else if (req->h->nodeid == 1 && !strcmp(req->arg, "b"))
+			node = 4;
+		else if ((req->h->nodeid == 1 || req->h->nodeid == 3) && !strcmp(req->arg, "old"))
+			node = 2;
+		if (!node)
 			return tfuse_reply(fd, unique, -ENOENT, NULL, 0);
-		alias_entry(&e, 2);
+		alias_entry(&e, node);
 		return tfuse_reply(fd, unique, 0, &e, sizeof(e));
+	}
 	case FUSE_MKDIR:
 		alias_entry(&e, 2);
 		return tfuse_reply(fd, unique, 0, &e, sizeof(e));
 	case FUSE_OPENDIR: {
 		struct fuse_open_out out = { .fh = 1 };
+
+		return tfuse_reply(fd, unique, 0, &out, sizeof(out));
+	}
+	case FUSE_STATFS: {
+		struct fuse_statfs_out out = { .st = { .bsize = 4096, .namelen = 255 } };
 
 		return tfuse_reply(fd, unique, 0, &out, sizeof(out));
 	}
@@ -1656,6 +1700,158 @@ out:
 		rmdir(fback);
 	if (made_m)
 		rmdir(fmnt);
+	return ret;
+}
+
+/*
+ * The same backing under a view with one filter for "a" and a hiding one
+ * for "b" (fusebpfctl attach --at): a mkdir in "b" whose backing answers
+ * with "a/old" must not give that directory, with a's filter (that hides
+ * nothing), a name in "b".
+ */
+static int t_mkdir_alias_of_another_filter(void)
+{
+	char fback[] = "/tmp/fb-afback-XXXXXX", link[256], want[64];
+	int ret = TAP_FAIL, sfd = -1, dfd = -1, err;
+	bool made_b = false, attached = false;
+	pid_t srv = -1;
+	ssize_t n;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(rl_ctl_init() == 0, "no fusebpfctl at %s", rl_ctl);
+	rl_cleanup();
+	EXPECT(mkdtemp(fback));
+	made_b = true;
+	sfd = tfuse_mount(fback, "");
+	EXPECT(sfd >= 0, "mount the backing: %s", strerror(-sfd));
+	srv = tfuse_spawn(sfd, alias_server, NULL);
+	EXPECT(srv > 0);
+	EXPECT(run("mkdir -p %s/mnt && %s load stats --name rlst && "
+		   "%s load hide --name rlhide --hide secret", RL, rl_ctl, rl_ctl) == 0);
+	EXPECT(run("%s attach %s/mnt %s --at a=rlst --at b=rlhide", rl_ctl, RL, fback) == 0);
+	attached = true;
+	dfd = open(RL "/mnt/a/old", O_RDONLY | O_DIRECTORY);
+	EXPECT(dfd >= 0, "open a/old: %s", strerror(errno));
+	err = ERR_OF(mkdir(RL "/mnt/b/new", 0755));
+	printf("# mkdir(b/new): %s\n", err ? strerror(err) : "done");
+	snprintf(want, sizeof(want), "/proc/self/fd/%d", dfd);
+	n = readlink(want, link, sizeof(link) - 1);
+	EXPECT(n > 0);
+	link[n] = 0;
+	printf("# the directory opened as a/old is now %s\n", link);
+	EXPECT(err == EXDEV, "mkdir gave a/old a name in b: %s", strerror(err));
+	EXPECT(!strcmp(link, RL "/mnt/a/old"), "a/old moved to %s", link);
+	ret = TAP_OK;
+out:
+	if (dfd >= 0)
+		close(dfd);
+	if (attached)
+		rl_cleanup();
+	if (srv > 0)
+		tfuse_stop(fback, srv);
+	if (sfd >= 0)
+		close(sfd);
+	if (made_b)
+		rmdir(fback);
+	return ret;
+}
+
+/*
+ * A create through a view stacked on a filtered view (which unhashes the
+ * names it creates, so the upper view looks the new name up again) while
+ * the backing tree exchanges the new file with a directory both views
+ * have cached: the lookup finds the directory.  The create must fail
+ * rather than move the directory's dentry and open a negative one.
+ */
+static void exchange_loop(const char *a, const char *b, volatile int *stop)
+{
+	while (!*stop)
+		syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+	_exit(0);
+}
+
+static void create_race_reset(const char *d)
+{
+	char x[160], n[160];
+	struct stat sb;
+
+	snprintf(x, sizeof(x), "%s/X", d);
+	snprintf(n, sizeof(n), "%s/new", d);
+	if (!lstat(n, &sb) && !S_ISDIR(sb.st_mode))
+		unlink(n);
+	if (!lstat(x, &sb) && !S_ISDIR(sb.st_mode))
+		unlink(x);
+}
+
+static int t_create_races_exchange_with_dir(void)
+{
+	struct fbm m = FBM_INIT;
+	char mnt2[] = "/tmp/fb-mnt2-XXXXXX", opts[64], x[128], n[128], up[128], d[128];
+	int ret = TAP_FAIL, prog = -1, v2 = -1, dfd = -1, fd, tries = 0, opened = 0;
+	const struct bpf_insn allow[] = { MI_MOV_IMM(0, 0), MI_EXIT() };
+	volatile int *stop = MAP_FAILED;
+	bool made2 = false;
+	pid_t child = -1;
+	time_t end;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(fbm_init(&m) == 0);
+	EXPECT(mkdtemp(mnt2));
+	made2 = true;
+	EXPECT(run("mkdir -p %s/D/X", m.back) == 0);
+	prog = load_raw("allow_all", allow, 2);
+	EXPECT(prog >= 0);
+	EXPECT(fbm_mount(&m, prog) == 0, "view 1: %s", strerror(errno));
+	fd = open(m.mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	EXPECT(fd >= 0);
+	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon", fd);
+	v2 = tfuse_mount(mnt2, opts);
+	close(fd);
+	EXPECT(v2 >= 0, "view 2 on view 1: %s", strerror(-v2));
+	snprintf(up, sizeof(up), "%s/D/X", mnt2);
+	dfd = open(up, O_RDONLY | O_DIRECTORY);
+	EXPECT(dfd >= 0, "open X through both views: %s", strerror(errno));
+	stop = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	EXPECT(stop != MAP_FAILED);
+	*stop = 0;
+	snprintf(x, sizeof(x), "%s/D/X", m.back);
+	snprintf(n, sizeof(n), "%s/D/new", m.back);
+	child = fork();
+	EXPECT(child >= 0);
+	if (!child)
+		exchange_loop(x, n, stop);
+	snprintf(up, sizeof(up), "%s/D/new", mnt2);
+	for (end = time(NULL) + 4; time(NULL) < end; tries++) {
+		fd = open(up, O_CREAT | O_WRONLY, 0644);
+		if (fd >= 0) {
+			opened++;
+			close(fd);
+		}
+		snprintf(d, sizeof(d), "%s/D", m.back);
+		create_race_reset(d);
+	}
+	printf("# %d creates, %d opened\n", tries, opened);
+	EXPECT(opened > 0, "no create got through");
+	ret = TAP_OK;
+out:
+	if (stop != MAP_FAILED)
+		*stop = 1;
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	if (stop != MAP_FAILED)
+		munmap((void *)stop, 4096);
+	if (dfd >= 0)
+		close(dfd);
+	if (v2 >= 0) {
+		if (umount2(mnt2, 0))
+			umount2(mnt2, MNT_DETACH);
+		close(v2);
+	}
+	if (made2)
+		rmdir(mnt2);
+	fbm_fini(&m);
+	if (prog >= 0)
+		close(prog);
 	return ret;
 }
 
@@ -1984,6 +2180,8 @@ static const struct tap_case cases[] = {
 	{ "readdir_long_name_fails_closed", t_readdir_long_name },
 	{ "rename_link_between_filters", t_rename_link_between_filters },
 	{ "mkdir_onto_a_backing_alias", t_mkdir_backing_alias },
+	{ "mkdir_onto_an_alias_of_another_filter", t_mkdir_alias_of_another_filter },
+	{ "create_races_exchange_with_a_directory", t_create_races_exchange_with_dir },
 	{ "private_mapping_over_4g_reads_refused_range", t_private_mapping_over_4g },
 	{ "shared_remap_file_pages_over_4g", t_shared_remap_over_4g },
 	{ "madv_remove_skips_fallocate_filter", t_madv_remove_punches },
