@@ -61,9 +61,10 @@ kernel-debug: deps
 $(VMLINUX): kernel
 
 # --- tests ------------------------------------------------------------------------
-TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c
-TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h
-GUEST_TESTS   := foundation passthrough bpf filters cli harden_srv harden_flt stress fuzz_found events mounts
+TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c tests/lib/tproc.c
+TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h tests/lib/tproc.h
+GUEST_TESTS   := foundation passthrough bpf filters cli backing server splice verdicts rcu_walk \
+		 mount_flags ids_exec stress fuzz_found events mounts
 TEST_BPF      := basic
 GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
 HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats cli_events cli_conf
@@ -116,14 +117,22 @@ $(KFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_
 $(BUILD)/tests/guest/bpf: $(BUILD)/tests/kfilter.skel.h $(BUILD)/tests/kfilter_oob.bpf.o tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 $(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
 
-# tests/guest/harden_flt: issue 10's filter and backing-mount cases, with the
-# filter tests/bpf/hfilter.bpf.c (built like kfilter).
+# The suites whose cases run the table server (tests/guest/table_srv.c) and
+# those whose cases mount views with the filter tests/bpf/hfilter.bpf.c
+# (tests/guest/hfilter_view.c; built like kfilter).
+TSRV_SUITES  := backing server splice verdicts mount_flags
+HVIEW_SUITES := verdicts rcu_walk mount_flags ids_exec
 $(BUILD)/tests/hfilter.bpf.o: tests/bpf/hfilter.bpf.c skel/vmlinux.h $(BPF_HEADERS)
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FILTER_CFLAGS) -c $< -o $@
-$(BUILD)/tests/guest/harden_flt: $(BUILD)/tests/hfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
-LIBS_harden_flt := -luring -laio
+$(TSRV_SUITES:%=$(BUILD)/tests/guest/%): tests/guest/table_srv.c tests/guest/table_srv.h \
+	tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+$(HVIEW_SUITES:%=$(BUILD)/tests/guest/%): tests/guest/hfilter_view.c tests/guest/hfilter_view.h \
+	$(BUILD)/tests/hfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+$(foreach s,$(TSRV_SUITES),$(eval SRCS_$(s) += tests/guest/table_srv.c))
+$(foreach s,$(HVIEW_SUITES),$(eval SRCS_$(s) += tests/guest/hfilter_view.c))
+$(foreach s,$(HVIEW_SUITES),$(eval LIBS_$(s) := -luring -laio))
 
 # make fuzz (tests/fuzz/): hostile servers, random verdicts (the filter
 # tests/fuzz/ffilter.bpf.c) and random system calls, in the guest.

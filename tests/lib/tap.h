@@ -111,6 +111,11 @@ long read_file(const char *path, char *buf, size_t cap);
  * or -errno of the first failure.
  */
 long splice_file(const char *path, int oflags, char fill, size_t len);
+/*
+ * dir/name in one of 16 static buffers (a case may hold 16 such paths at
+ * once); the path is cut at 299 bytes.
+ */
+const char *at(const char *dir, const char *name);
 /* Run a shell command, output discarded unless it fails; returns its exit status. */
 int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
