@@ -1,6 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TODO
+ * The rules for backing files: what a FUSE server may hand the kernel as a
+ * backing (in a LOOKUP reply) or as a mount's root_dir, and who may. The
+ * stacking depth (no loop, no backing on a superblock as deep as the
+ * connection), the kinds of fd that may back a node and the modes they
+ * must come with, the CAP_SYS_ADMIN rule for backings and programs (in a
+ * user namespace, with the mount split over tasks, with a root_dir opened
+ * by someone else), idmapped backings, unique inode numbers across two
+ * backing filesystems, and a backing mount that a backed inode keeps busy.
+ *
+ * Each case has its own directory under /tmp with its own backing tmpfs
+ * and FUSE mount, served by the table server (tests/guest/table_srv.c),
+ * and is killed after CASE_TIMEOUT seconds.
  */
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
@@ -28,10 +39,10 @@
 #include "tap.h"
 #include "tproc.h"
 #include "tfuse.h"
-/* --- item 1: stacking ----------------------------------------------------------------- */
+/* --- stacking ------------------------------------------------------------------------ */
 
 /*
- * The loop of the issue: B is served (depth 1), A's root_dir is B's root
+ * A stacking loop: B is served (depth 1), A's root_dir is B's root
  * (depth 2), and B's server answers LOOKUP "x" with A's root. A's superblock
  * is not shallower than B's connection: the ioctl fails ELOOP, the lookup
  * EIO, and nothing recurses.
@@ -245,7 +256,7 @@ out:
 	return ret;
 }
 
-/* --- item 2: backing fd types ---------------------------------------------------------- */
+/* --- backing fd types ------------------------------------------------------------------ */
 
 /*
  * A LOOKUP reply for name backed by fd (of this process) with attr.mode
@@ -297,7 +308,7 @@ out:
 	return ret;
 }
 
-/* An eventfd (anon inode) with attr.mode 0: EINVAL. The old series hit BUG() here. */
+/* An eventfd (anon inode) with attr.mode 0: EINVAL (a kernel that takes it hits a BUG()). */
 static int t_type_eventfd(void)
 {
 	return refused_fd(eventfd(0, EFD_CLOEXEC), 0, "eventfd");
@@ -487,6 +498,8 @@ out:
 	return ret;
 }
 
+/* --- who may: the privilege rule ------------------------------------------------------- */
+
 /*
  * In the user namespace: a plain FUSE mount works (FS_USERNS_MOUNT); with
  * root_dir=, root_dir= and no_daemon, or root_bpf= it fails EPERM.
@@ -621,6 +634,8 @@ out:
 	return ret;
 }
 
+/* --- inode numbers ---------------------------------------------------------------------- */
+
 #define INO_PATHS 5
 static const char *const ino_paths[INO_PATHS] = { ".", "a", "d", "d/b", "l" };
 #define INO_XBIT (1ULL << 56)
@@ -730,6 +745,8 @@ out:
 	return ret;
 }
 
+/* --- who may: tasks other than the mounter -------------------------------------------- */
+
 struct split_args {
 	int fsfd;	/* a fuse fs_context from root's fsopen() */
 	int dirfd;	/* a directory root opened */
@@ -758,8 +775,8 @@ out:
  * The new mount API splits a mount over tasks: root fsopen()s "fuse" and an
  * unprivileged task (its child as 65534, no capabilities) fsconfig()s it.
  * The task giving root_dir=, no_daemon or root_bpf= must itself have
- * CAP_SYS_ADMIN: EPERM (the old series checked only at fill_super, in the
- * creating task, so root's FSCONFIG_CMD_CREATE would have taken them).
+ * CAP_SYS_ADMIN: EPERM (a check only at fill_super, in the creating task,
+ * would let root's FSCONFIG_CMD_CREATE take them).
  * The directory was opened by root, so only the giver's check is at stake.
  * Control: root gives them on a fresh context, creates and mounts it.
  */
@@ -1048,10 +1065,13 @@ static bool watch_held(int in)
 	return read_file(path, buf, sizeof(buf)) > 0 && strstr(buf, "inotify wd:");
 }
 
-/* A real umount of the unpinned backing on the old kernel: its use-after-free (debug kernel). */
+/*
+ * Try the real umount at once: on a kernel whose backed inodes do not pin
+ * the backing mount, its use-after-free (an oops; KASAN on the debug kernel).
+ */
 static bool umount_uaf_wanted(void)
 {
-	const char *v = getenv("TEST_HS_UMOUNT_UAF");
+	const char *v = getenv("TEST_BACKING_UMOUNT_UAF");
 
 	return v && strcmp(v, "0");
 }
@@ -1064,11 +1084,12 @@ static bool umount_uaf_wanted(void)
  * inotify watch holds f's FUSE inode after the dentries are dropped (d's
  * FORGET came back). While watched, the backing mount is busy (EBUSY);
  * once the watch is closed and the view unmounted, it unmounts, and the
- * kernel did not find busy inodes at any umount. The old kernel let the
- * umount through ("VFS: Busy inodes after unmount") and the watch's close
- * then did iput() on a freed super block: so umount2(MNT_EXPIRE) asks
- * first (EBUSY, or EAGAIN without unmounting), and the real umount is
- * tried only when it said busy (TEST_HS_UMOUNT_UAF=1 tries it anyway).
+ * kernel did not find busy inodes at any umount. A kernel without the pin
+ * lets the umount through ("VFS: Busy inodes after unmount") and the
+ * watch's close then does iput() on a freed super block: so
+ * umount2(MNT_EXPIRE) asks first (EBUSY, or EAGAIN without unmounting), and
+ * the real umount is tried only when it said busy
+ * (TEST_BACKING_UMOUNT_UAF=1 tries it anyway).
  */
 static int t_backing_umount_under_watch(void)
 {
@@ -1109,7 +1130,7 @@ static int t_backing_umount_under_watch(void)
 	EXPECT(rc == -1 && errno == EBUSY,
 	       "umount2(%s) of the backing under the watched inode: %s, expected EBUSY%s", other,
 	       rc ? strerror(errno) : "unmounted",
-	       rc && errno == EAGAIN ? " (MNT_EXPIRE: not busy; not unmounted, the old kernel would"
+	       rc && errno == EAGAIN ? " (MNT_EXPIRE: not busy; not unmounted: a real umount would"
 				       " free the super block under the watched inode)" : "");
 	ERR(umount2(other, 0), EBUSY);
 	EXPECT(watch_held(in), "the watch is gone from the inotify fd's fdinfo");

@@ -185,11 +185,10 @@ static int t_userspace_cycle(void)
 	EXPECT(run("test $(tr -d s < %s/spliced | wc -c) = 0 && test $(stat -c %%s %s/spliced) = 65536",
 		   back, back) == 0);
 	/*
-	 * make fuzz, seed 0x8fa59dd982b057c4 epoch 43 (4 December): an O_SYNC
-	 * splice into a served file kept the old order (pipe, then inode) to
-	 * avoid fuse_fsync()'s self-deadlock under patch 51's inode lock, which
-	 * closed patch 51's lock circle again (lockdep, after the splice above
-	 * took inode then pipe). Patch 54 syncs after the splice unlocks.
+	 * An O_SYNC splice into a served file takes the inode, then the pipe,
+	 * as the splice above does, and syncs after it unlocks (fuse_fsync()
+	 * takes the inode lock): in the other order lockdep sees a cycle with
+	 * the splice above, and a sync under the lock deadlocks.
 	 */
 	rc = splice_file(strcat(strcpy(buf, mnt), "/synced"), O_WRONLY | O_CREAT | O_SYNC, 'y', 65536);
 	EXPECT(rc == 65536, "O_SYNC splice into a served file: %s", strerror(-rc));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Audit events, per-user exceptions and latency histograms, as a user runs
- * them with fusebpfctl (issue 13): refusals of an unprivileged user seen by
+ * them with fusebpfctl: refusals of an unprivileged user seen by
  * 'fusebpfctl events' (plain, JSON, follow, syslog), the rate limit and the
  * full ring counted, --except-uid/--except-gid on load and changed live,
  * and 'stats --hist' whose counts add up to the stats counts. Each case has
@@ -558,7 +558,7 @@ out:
 /*
  * The owner's lookup makes a positive dentry; it must not serve the owner's
  * verdict to the next caller. hide gives such a name an entry timeout of 0
- * in its LOOKUP postfilter, which the kernel honours (patch 46).
+ * in its LOOKUP postfilter, which the kernel honours.
  */
 static int t_except_hide_dcache(void)
 {

@@ -1206,9 +1206,9 @@ out:
 
 /*
  * A mapping should ask the READ prefilter for all it can reach (the filter
- * lets reads below 8192 only). It does not: patch 66's first version asked
- * about the range and kept private mappings from growing, which made them
- * VM_SPECIAL (no mlock, THP or merging on any filtered view) and could not
+ * lets reads below 8192 only). It does not: asking about the range would
+ * mean keeping private mappings from growing, which makes them VM_SPECIAL
+ * (no mlock, THP or merging on any filtered view), and the ask cannot
  * describe more than 4 GiB; TODO until the READ ask can say "whole file".
  */
 static int t_mmap_read_range(void)
@@ -1659,7 +1659,7 @@ out:
 	return ret;
 }
 
-/* --- mappings against read() and fallocate() (the review of patch 66) ---------- */
+/* --- mappings against read() and fallocate() ------------------------------------- */
 
 #define MM_FUSE_FALLOCATE 43
 

@@ -29,7 +29,10 @@
 #define FUSE_BPF_USER_FILTER 1
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* tests/bpf/hfilter.bpf.c: cfg flags, note slots (keep in step) */
+/*
+ * tests/bpf/hfilter.bpf.c's cfg flags, note slots and number of opcodes
+ * (keep in step; what each means is said there).
+ */
 #define HF_PRE_RET	1
 #define HF_POST		2
 #define HF_SETARG	4
@@ -37,7 +40,10 @@
 #define HF_LSEEK	16
 #define HF_FALLOC	32
 #define HF_PER_UID	64
+#define HF_UID		128
+#define HF_EXPIRE	256
 #define HF_POST_UID	512
+#define HF_MAX_OP	64
 
 #define NOTE_NOT_BLOCK	0
 #define NOTE_ECHILD	1
@@ -45,6 +51,7 @@
 #define NOTE_WRITE_SIZE	3
 #define NOTE_ACCESS	4
 #define NOTE_POST_ERR	5
+#define NOTE_OPEN_FLAGS	6
 
 #define MAY_NOT_BLOCK	0x80
 #define SETARG_UNSET	12345
@@ -102,24 +109,25 @@ bool open_fails(const char *path, int flags, int err);
 /* A listing of the backing tree (names, modes, sizes, times, owners). */
 int snapshot(const char *out);
 
+/* 0 when the two snapshots are the same; else diff's status (the diff on stderr). */
 int same_snapshot(const char *a, const char *b);
 
 /* --- the filter ------------------------------------------------------------- */
 
+/* Open and load hfilter into E.skel; -ENOENT on a kernel without fuse-bpf filters. */
 int load_filter(void);
 
+/* Steer op's filters: flags (HF_*), what the prefilter and the postfilter return. */
 int set_cfg(uint32_t op, uint32_t flags, int pre_ret, int post_ret);
 
+/* An entry of one of the filter's maps (-999999 when it can't be read), or set it. */
 long long map_get(struct bpf_map *map, uint32_t key);
-
 void map_put(struct bpf_map *map, uint32_t key, long long v);
 
 #define NOTE(slot) map_get(E.skel->maps.note, slot)
 #define SETARG(op) map_get(E.skel->maps.setarg_ret, op)
 #define PRE_RUNS(op) map_get(E.skel->maps.pre_runs, op)
 #define POST_RUNS(op) map_get(E.skel->maps.post_runs, op)
-
-/* --- the server of served views: prefilters handed to it ---------------------- */
 
 /* --- set-up and tear-down ------------------------------------------------------- */
 
@@ -135,11 +143,13 @@ int hf_setup(enum hf_kind kind, const char *opts);
 /* Mount the view of E.root; served: with a server (srv_handler), else no_daemon. */
 int hf_mount(bool served);
 
+/* Unmount the view (and stop its server) before the end of a case; 0. */
 int hf_unmount_view(void);
 
 /* Undo everything; -EBUSY when the backing filesystem could not be unmounted. */
 int hf_teardown(void);
 
+/* In a case: hf_setup(), skipped on a kernel without fuse-bpf filters. */
 #define SETUP(kind, opts)                                                          \
 	do {                                                                       \
 		int __e = hf_setup(kind, opts);                                    \
@@ -156,19 +166,14 @@ int hf_teardown(void);
  */
 int try_exec(char *const argv[], uid_t uid, char *out, size_t cap);
 
-/* --- patches 44, 45 under review: what an RCU walk touches, what filters still see -- */
-
-#define HF_UID		128
-#define HF_EXPIRE	256
-#define NOTE_OPEN_FLAGS	6
-#define HF_MAX_OP	64
-#define FMODE_EXEC_FLAG	0x20	/* __FMODE_EXEC, in an exec's f_flags */
-#define LONG_NAME	"a-name-longer-than-the-inline-32-bytes-of-a-dentry"
-
-/* --- items 3 and 13: READ/WRITE postfilter verdicts are ignored ---------------- */
+/* --- data through the view --------------------------------------------------------- */
 
 #define IO_LEN 4096
 
+/*
+ * One io_uring read or write of IO_LEN bytes at off on fd: the completion's
+ * result (-errno on failure), -10000 or -10001 when io_uring itself failed.
+ */
 int uring_one(struct io_uring *ring, int fd, bool write, void *buf, long long off);
 
 #endif

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TODO
+ * Owners, modes and set-id bits changed in the backing tree behind a view:
+ * exec, protected_hardlinks and protected_symlinks must see them through
+ * the view as they do on the backing (the VFS reads them from the FUSE
+ * inode, not the backing's), also when an async write cleared the setuid
+ * bit, while another CPU changes them, and for a directory that a walk
+ * holds locked. Each case mounts its own filtered view and a view of the
+ * same root without a filter (tests/guest/hfilter_view.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +23,7 @@
 #include "tap.h"
 #include "tproc.h"
 #include "tfuse.h"
+
 /* --- the backing tree changed behind the view ---------------------------------------- */
 
 /*
@@ -182,9 +189,9 @@ static void owner_churn(const char *const views[VIEWS])
  * (0755 root) -> (04755 root), directly in the backing tree, while the
  * other runs it RACE_RUNS times through the views as A: its euid is root's
  * or A's, never B's (the setuid bit of the first state with the owner of
- * the second). Two CPUs; a race: a pass says little (it did not fail on
- * the kernel before patch 61 either, whose exec read a stale but whole
- * state: it guards 61's locking rule).
+ * the second). Two CPUs; a race: a pass says little (a kernel that reads
+ * a stale but whole state passes too: the case guards the rule that the
+ * refresh of the ids and exec's reading of them take the inode lock).
  */
 static int t_exec_setid_owner_race(void)
 {
@@ -250,9 +257,9 @@ static int renameat_within(int dfd, const char *from, int tfd, const char *to, i
  * walk through it without its inode lock: the walk may hold it. A rename
  * of a/b to a/b/c, given b as a directory fd (no walk through b first),
  * holds a's and b's locks and then revalidates b; an open(O_CREAT) of b
- * holds a's and revalidates b. The first version of patch 61 locked b
- * there: the rename deadlocked on itself, and lockdep reported the open's
- * recursive locking (make fuzz, 2 CPUs).
+ * holds a's and revalidates b. A refresh that locked b there would
+ * deadlock the rename on itself, and lockdep would report the open's
+ * recursive locking.
  */
 static int t_dir_ids_changed_behind_walk(void)
 {

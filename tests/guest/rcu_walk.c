@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TODO
+ * Path walks through a filtered view and the revalidation of its names:
+ * a warm walk stays in RCU walk and runs no filter there, revalidation in
+ * RCU walk stores nothing, and a name whose verdict depends on the caller
+ * (the filter shows it to one uid only) is never served from the dentry
+ * cache to another user: the LOOKUP filters are asked again, however the
+ * name got into the cache, and an expired name keeps what is mounted on
+ * it. Every case mounts its own view (tests/guest/hfilter_view.c).
  */
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
@@ -22,11 +28,14 @@
 #include "tap.h"
 #include "tproc.h"
 #include "tfuse.h"
-/* --- path walks through a filtered view stay in RCU walk (issue 12) --------------- */
+
+/* --- walks through a filtered view stay in RCU walk ------------------------------ */
 
 #define KPROBE_EVENTS "/sys/kernel/tracing/kprobe_events"
 #define REVAL_EVENT "/sys/kernel/tracing/events/kprobes/hf_reval/enable"
 #define LOOKUP_RCU 0x40
+/* Names longer than a dentry's inline name: their copies are allocated and freed */
+#define LONG_NAME	"a-name-longer-than-the-inline-32-bytes-of-a-dentry"
 
 static int write_str(const char *path, const char *s, int flags)
 {
@@ -243,7 +252,7 @@ static long count_hits(const char *name)
 }
 
 /*
- * Patch 44: revalidation in RCU walk must take no reference and store
+ * Revalidation in RCU walk must take no reference and store
  * nothing (vfs.rst: d_revalidate in rcu-walk mode "without blocking or
  * storing to the dentry", ->permission "without ... storing to the inode").
  * fuse_backing_name_matches() takes a name snapshot of the backing dentry,
@@ -361,15 +370,16 @@ static const char *err_name(int e)
 #define FILTER_UID 1000
 
 /*
- * Patch 45: a filter that refuses every prefilter to one uid keeps that uid
- * out of the view, also where another user's walk left dentries cached.
- * Before 45 the path walk's search checks were ACCESS prefilters; now they
- * are the backing's alone, and a cached dentry is revalidated without a
- * filter: the walk runs no filter at all, so the uid resolved every cached
- * name (O_PATH) and watched the files (inotify_add_watch()'s MAY_READ check
- * is no ACCESS either), seeing their existence and others' activity. The
- * way out chosen (patch 46): the filter makes names whose verdict depends
- * on the caller expire (LOOKUP postfilter, entry_valid 0), as here.
+ * A filter that refuses every prefilter to one uid keeps that uid out of
+ * the view, also where another user's walk left dentries cached. A path
+ * walk's search checks are the backing's alone and a cached dentry is
+ * revalidated without a filter, so a walk runs no filter at all: without
+ * more, the uid would resolve every cached name (O_PATH) and watch the
+ * files (inotify_add_watch()'s MAY_READ check is no ACCESS either), seeing
+ * their existence and others' activity. A filter whose verdict depends on
+ * the caller makes those names expire (LOOKUP postfilter, entry_valid 0),
+ * as here: the uid's O_PATH open and inotify watch fail EACCES, cached
+ * by root's walk or not.
  */
 static int t_refused_uid_cached_walk(void)
 {
@@ -398,8 +408,7 @@ out:
 }
 
 /*
- * Patch 46 (written for it, on a kernel without it): an expired name must
- * be looked up again, not thrown away while in use. If revalidation answers
+ * An expired name must be looked up again, not thrown away while in use. If revalidation answers
  * 0 for it, every walk d_invalidate()s the dentry, which detaches whatever
  * is mounted on or below it (any user's walk would unmount, lazily, what
  * root mounted there) and unhashes a directory that is a process's cwd
@@ -443,13 +452,12 @@ out:
 	return ret;
 }
 
-/* --- review of 47-50 (review2.KERNEL.md): names the LOOKUP filter does not see again -- */
+/* --- caller-dependent names stay out of the dentry cache ---------------------------- */
 
 #define NOBODY 65534
 
 /*
- * review2.KERNEL.md, finding 1: a LOOKUP postfilter's timeout (46) is the
- * only thing that keeps a caller-dependent verdict out of the dentry cache,
+ * A LOOKUP postfilter's timeout (entry_valid 0) is the only thing that keeps a caller-dependent verdict out of the dentry cache,
  * and only fuse_lookup_finalize() sets it. A name made through the view
  * (create, mkdir, rename onto it, link) is a dentry that no LOOKUP filled:
  * it never expires, and every user is served it from the cache. Here the
@@ -506,11 +514,11 @@ out:
 }
 
 /*
- * review2.KERNEL.md, finding 2: an expired name runs only the LOOKUP
- * prefilter again (49). A filter whose verdict is its postfilter's (which
- * sees the entry: owner, mode, ...; and only a postfilter can set the
- * entry_valid that makes the name expire) is never asked again: the name
- * one user was shown stays served to every user. HF_POST_UID: the
+ * An expired name runs the LOOKUP postfilter again too, not only the
+ * prefilter. A filter whose verdict is its postfilter's (which sees the
+ * entry: owner, mode, ...; and only a postfilter can set the entry_valid
+ * that makes the name expire) would otherwise never be asked again: the
+ * name one user was shown would be served to every user. HF_POST_UID: the
  * postfilter hides "secret" from all but root and gives it entry_valid 0.
  */
 static int t_expired_name_postfilter(void)
@@ -546,13 +554,14 @@ static int try_mkdir(const char *path)
 }
 
 /*
- * review2.KERNEL.md, finding 4: a name hidden from the caller is refused
- * by the MKDIR prefilter (here EPERM, as hide's hide_errno) whether or not
- * a file of that name exists (hide.bpf.h: EEXIST "would reveal it exists").
- * Once an allowed user's lookup left the name cached (expired, 46), the
- * caller's mkdir (likewise open(O_CREAT), symlink, link, rename onto it)
- * fails in revalidation with the LOOKUP prefilter's ENOENT (49) instead:
- * the errno says that the hidden file exists (and was in use).
+ * A name hidden from the caller is refused by the MKDIR prefilter (here
+ * EPERM, as hide's hide_errno) whether or not a file of that name exists
+ * (hide.bpf.h: EEXIST "would reveal it exists"). Once an allowed user's
+ * lookup left the name cached (expired), the caller's mkdir (likewise
+ * open(O_CREAT), symlink, link, rename onto it) must still get the
+ * create's EPERM, not the ENOENT of the LOOKUP prefilter that runs in
+ * revalidation: that errno would say that the hidden file exists (and was
+ * in use).
  */
 static int t_expired_name_create_errno(void)
 {
@@ -576,13 +585,13 @@ out:
 }
 
 /*
- * review2.KERNEL.md, finding 5: fuse_lookup_finalize() publishes the dentry
- * (d_splice_alias()) before fuse_bpf_entry_timeout() marks it expired, so a
- * walk that finds it in between is served the allowed caller's verdict.
+ * A looked-up name's timeout must be set before its dentry is published
+ * (d_splice_alias()): a walk that found the dentry in between would be
+ * served the allowed caller's verdict.
  * Root looks "secret" up afresh over and over (it unlinks and recreates the
  * backing file, so each of its stats is a new lookup), while nobody stats it
- * in a loop: nobody must never see it. Needs two CPUs (fails with fewer;
- * the guest has two since it has ACPI) and has not failed yet. A kprobe on
+ * in a loop: nobody must never see it. Needs two CPUs (fails with fewer,
+ * unless TEST_RCU_WALK_RACE_UP=1 asks for a run on one). A kprobe on
  * fuse_change_entry_timeout() (tracing only) makes the window a little
  * wider, as an interrupt there would. A race: a pass says little.
  */
@@ -593,8 +602,8 @@ static int t_timeout_after_publish(void)
 	struct timespec t0, t;
 	pid_t b = -1;
 
-	EXPECT(sysconf(_SC_NPROCESSORS_ONLN) >= 2 || getenv("TEST_HF_RACE_UP"),
-	       "a race: needs two CPUs, the guest has %ld (TEST_HF_RACE_UP=1: preemption only)",
+	EXPECT(sysconf(_SC_NPROCESSORS_ONLN) >= 2 || getenv("TEST_RCU_WALK_RACE_UP"),
+	       "a race: needs two CPUs, the guest has %ld (TEST_RCU_WALK_RACE_UP=1: preemption only)",
 	       sysconf(_SC_NPROCESSORS_ONLN));
 	SETUP(HF_TMPFS, NULL);
 	EXPECT(run("mkdir %s/d && echo s > %s/d/secret && chmod -R a+rX %s", E.back, E.back,
@@ -695,18 +704,18 @@ static const char *kasan_report(int kmsg)
 #define LONG_NAME2 "b-name-longer-than-the-inline-32-bytes-of-a-dentry"
 
 /*
- * review2.KERNEL.md, finding 3: fuse_bpf_revalidate_filter() (49) hands
- * the filter entry->d_name as LOOKUP's in arg, in ref walk with neither the
- * parent locked nor the name pinned. A rename meanwhile frees an external
- * name (kfree_rcu() in copy_name()); a server prefilter (FUSE_BPF_USER_FILTER)
- * copies the name when the server reads the request, which the server
- * decides: a use-after-free read whose bytes go to the server. Here uid
- * 1000's prefilter goes to the server, which holds a first request while a
- * second one, about LONG_NAME, waits unread; root renames LONG_NAME, the
- * name is freed (kfree_rcu drains within 5 s), names of the same size are
- * allocated, then the server reads: it must get LONG_NAME, and KASAN must
- * stay quiet. Fixed by patch 53 (a name snapshot); TEST_HF_NAME_RACE=0
- * skips the case (it holds the server for seconds).
+ * Revalidation hands the LOOKUP filter the dentry's name as its in arg, in
+ * ref walk with neither the parent locked nor the name pinned. A rename
+ * meanwhile frees an external name (kfree_rcu() in copy_name()); a server
+ * prefilter (FUSE_BPF_USER_FILTER) copies the name when the server reads
+ * the request, which the server decides: unless revalidation hands it a
+ * snapshot of the name, a use-after-free read whose bytes go to the
+ * server. Here uid 1000's prefilter goes to the server, which holds a
+ * first request while a second one, about LONG_NAME, waits unread; root
+ * renames LONG_NAME, the name is freed (kfree_rcu drains within 5 s),
+ * names of the same size are allocated, then the server reads: it must
+ * get LONG_NAME, and KASAN must stay quiet (on the debug kernel). TEST_RCU_WALK_NAME_RACE=0 skips the
+ * case (it holds the server for seconds).
  */
 static int t_revalidate_name_freed(void)
 {
@@ -716,12 +725,12 @@ static int t_revalidate_name_freed(void)
 	struct stat sb;
 	char z[160];
 
-	if (getenv("TEST_HF_NAME_RACE") && !strcmp(getenv("TEST_HF_NAME_RACE"), "0"))
-		SKIP("TEST_HF_NAME_RACE=0");
+	if (getenv("TEST_RCU_WALK_NAME_RACE") && !strcmp(getenv("TEST_RCU_WALK_NAME_RACE"), "0"))
+		SKIP("TEST_RCU_WALK_NAME_RACE=0");
 	SETUP(HF_TMPFS, NULL);
 	/*
-	 * Directories: an expired file is looked up afresh (patch 53), under
-	 * its parent's lock, so only a directory's revalidation runs the
+	 * Directories: an expired file is looked up afresh, under its parent's
+	 * lock, so only a directory's revalidation runs the
 	 * prefilter with the parent unlocked, where a rename can race it.
 	 */
 	EXPECT(run("mkdir %s/d %s/z %s/d/a %s/d/" LONG_NAME " && chmod -R a+rwX %s",
@@ -779,13 +788,13 @@ out:
 	return ret;
 }
 
-/* --- item 5: no filter in RCU path walk --------------------------------------------- */
+/* --- no filter in RCU walk --------------------------------------------------------- */
 
 /*
  * cwd in a filtered directory whose filter hands ACCESS to the server: a
  * relative stat() and symlink follow start in RCU walk; no filter (and no
  * server request) may run there (MAY_NOT_BLOCK in the mask), and a
- * postfilter never sees -ECHILD. The results are the backing's (item 5).
+ * postfilter never sees -ECHILD. The results are the backing's.
  */
 static int t_rcu_walk(void)
 {

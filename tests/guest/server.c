@@ -1,6 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TODO
+ * What the kernel asks of a FUSE server and takes from it when some of the
+ * mount's nodes are backed: lookups it was given come back in FORGETs, a
+ * filter's ENOSYS switches no feature off, nothing about a backed node
+ * (nodeid 0) reaches the server (renames across the two kinds, locks,
+ * ioctls, readahead, FIBMAP, notifications), CUSE devices stay CUSE's, and
+ * a filter that hands a WRITE to the server where the server must not be
+ * asked (under mmap_lock) fails instead.
+ *
+ * Each case runs the table server (tests/guest/table_srv.c) on a mount of
+ * its own, and is killed after CASE_TIMEOUT seconds.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +30,7 @@
 #include "tap.h"
 #include "tproc.h"
 #include "tfuse.h"
+
 /*
  * A node first looked up without a backing (nodeid 5, entry valid 0 s);
  * its revalidation LOOKUP is answered with a backing: the kernel drops the
@@ -157,8 +167,8 @@ out:
 /*
  * Notifications naming nodeid 0 find no inode, however many passthrough
  * (nodeid 0) inodes exist: INVAL_INODE, STORE and RETRIEVE fail ENOENT.
- * (The old series matched such inodes by nodeid alone, so a hash bucket
- * shared with one of them found it.) INVAL_INODE of the root works.
+ * (An inode lookup that matched by nodeid alone would find one that shares
+ * a hash bucket.) INVAL_INODE of the root works.
  */
 static int t_notify_nodeid0(void)
 {
@@ -336,7 +346,7 @@ out:
  * (where the kernel has it) read nothing into the FUSE inode's page cache,
  * FIBMAP has no answer;
  * and the server gets no GETLK, SETLK, SETLKW, IOCTL, READ or BMAP, and no
- * request about nodeid 0 at all. (The old series sent them all, nodeid 0.)
+ * request about nodeid 0 at all.
  * Control: a node the server serves itself sends its lock to the server.
  */
 static int t_backed_node_no_server_requests(void)

@@ -1,6 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TODO
+ * Splices into a server's file (one without a backing): the locks they
+ * take and in which order, what they sync, and what wakes them. A splice
+ * holds the file's FUSE inode and waits for the pipe; whoever else waits
+ * for that inode (fsync, close, truncate, the server's own notifications)
+ * must not wait for the pipe, and nothing may close a locking cycle with
+ * the backing's freeze protection. O_SYNC and O_DSYNC splices sync what
+ * they wrote as write() does, and report errors as write() does.
+ *
+ * Every case runs the table server (tests/guest/table_srv.c) with files
+ * that take writes, and is killed after CASE_TIMEOUT seconds: a kernel
+ * that deadlocks on it fails the case instead of hanging the suite.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,19 +29,20 @@
 #include "tap.h"
 #include "tproc.h"
 #include "tfuse.h"
+
 #define MIX_FILES 6
 
 /*
- * make fuzz, seed 0x3874923e1e7c2df5 epoch 120 (bug 2): lockdep "possible
- * circular locking dependency", a real deadlock when the backing file
- * system is being frozen. The chain: a rename of two backed files holds
- * their FUSE inodes and takes the backing's freeze protection (as overlayfs
- * does); a splice into a backing file holds that and takes the pipe's lock;
- * a splice into a server's file held the pipe's lock and took the FUSE
- * inode's; and a rename of a server's file over a backed one (or back)
- * holds one FUSE inode and takes the other. Fixed by splicing into a
- * server's file with its inode locked before the pipe, as overlayfs does.
- * Only the debug kernel (lockdep) can fail this case.
+ * Splices into backed and server's files and renames that mix the two
+ * kinds, at once: no cycle of locks (a deadlock when the backing file
+ * system is being frozen). A rename of two backed files holds their FUSE
+ * inodes and takes the backing's freeze protection (as overlayfs does); a
+ * splice into a backing file holds that and takes the pipe's lock; a
+ * rename of a server's file over a backed one (or back) holds one FUSE
+ * inode and takes the other. So a splice into a server's file must lock
+ * its inode before the pipe, as overlayfs does, not the pipe first (the
+ * cycle lockdep reports as "possible circular locking dependency"). Only
+ * the debug kernel (lockdep) can fail this case.
  */
 static int t_splice_served_rename_backed(void)
 {
@@ -91,7 +102,7 @@ out:
 	return ret;
 }
 
-/* --- patch 54: a splice into a server's file and O_SYNC ------------------------------ */
+/* --- a splice into a server's file and O_SYNC --------------------------------------- */
 
 /*
  * A served mount (INIT flags init_flags) whose regular file "s0" (nodeid 10)
@@ -146,12 +157,12 @@ static uint32_t op_delta(const struct tfuse_counts *a, const struct tfuse_counts
 }
 
 /*
- * Patch 54: a splice into an O_SYNC or O_DSYNC server's file (and the
- * writeback cache's) syncs what it wrote, as write() does: one FSYNC, with
+ * A splice into an O_SYNC or O_DSYNC server's file (and the writeback
+ * cache's) syncs what it wrote, as write() does: one FSYNC, with
  * FUSE_FSYNC_FDATASYNC for O_DSYNC, covering the spliced range (the
- * writeback cache's dirty pages are written before splice() returns). Patch
- * 51 alone deadlocked here (fuse_fsync() under the splice's inode lock): the
- * case timeout catches that; lockdep's reports are grepped.
+ * writeback cache's dirty pages are written before splice() returns). A
+ * sync under the splice's inode lock (fuse_fsync() takes it) deadlocks:
+ * the case timeout catches that; lockdep's reports are grepped.
  */
 static int t_splice_served_osync(void)
 {
@@ -215,11 +226,10 @@ out:
 }
 
 /*
- * review4: an O_SYNC file opened FOPEN_DIRECT_IO is not synced by write()
+ * An O_SYNC file opened FOPEN_DIRECT_IO is not synced by write()
  * (fuse_direct_write_iter() leaves it to the server, which gets O_SYNC in
- * the WRITE's flags): no FSYNC. Patch 54's first version synced every
- * O_SYNC splice, so a splice sent an FSYNC that write() does not, and
- * failed if it failed; now it leaves FOPEN_DIRECT_IO files alone.
+ * the WRITE's flags): a splice into it sends no FSYNC either. One that did
+ * would send an FSYNC that write() does not, and fail if it failed.
  */
 static int t_splice_served_direct_io_osync(void)
 {
@@ -254,14 +264,12 @@ out:
 }
 
 /*
- * review4: the sync of an O_SYNC write fails (the server's FSYNC: EIO).
- * write() returns EIO and leaves the file position where it was; so did a
- * splice before patch 51 (the write path's generic_write_sync() failed,
- * iter_file_splice_write() kept its buffers and the offset). Patch 54's
- * first version synced after iter_file_splice_write() had consumed the
- * pipe and moved *ppos, and replaced the count with the errno: EIO with
- * the position moved. Consistent are the errno with the position
- * unchanged (what patch 54 does now), or the count with the position moved.
+ * The sync of an O_SYNC write fails (the server's FSYNC: EIO). write()
+ * returns EIO and leaves the file position where it was; a splice must be
+ * as consistent: the errno with the position unchanged, or the count with
+ * the position moved. A sync after iter_file_splice_write() has consumed
+ * the pipe and moved *ppos that replaces the count with the errno (EIO
+ * with the position moved) is neither.
  */
 static int t_splice_served_fsync_error(void)
 {
@@ -308,16 +316,16 @@ static int wait_ms(pid_t pid, int ms)
 }
 
 /*
- * review4: patch 51 takes the FUSE inode's lock before the pipe's and holds
- * it through iter_file_splice_write(), which waits (without a bound) for a
- * writer to fill an empty pipe. Before patch 51 a splice waiting for data
- * held only the pipe. Meanwhile every fsync(), close() (fuse_flush()),
- * truncate and lseek(SEEK_END) of the file, by anyone, waits in D state,
- * and so does the server's own NOTIFY_DELETE of it (fuse_reverse_inval_entry()
- * locks the child): a server thread stuck there while the pipe's writer
- * waits for that server is a deadlock. Here another process's fsync() and
- * the server's notification must not wait for the pipe (patch 56 waits for
- * data unlocked).
+ * A splice into a server's file takes the FUSE inode's lock before the
+ * pipe's; iter_file_splice_write() waits (without a bound) for a writer to
+ * fill an empty pipe. If it waited with the inode locked, every fsync(),
+ * close() (fuse_flush()), truncate and lseek(SEEK_END) of the file, by
+ * anyone, would wait in D state, and so would the server's own
+ * NOTIFY_DELETE of it (fuse_reverse_inval_entry() locks the child): a
+ * server thread stuck there while the pipe's writer waits for that server
+ * is a deadlock. So the splice waits for data unlocked: here another
+ * process's fsync() and the server's notification must not wait for the
+ * pipe.
  */
 static int t_splice_served_empty_pipe(void)
 {
@@ -389,8 +397,8 @@ out:
 }
 
 /*
- * review5 of patch 56: a splice into a server's file still takes the FUSE
- * inode's lock before the pipe's, and iter_file_splice_write() takes the
+ * A splice into a server's file takes the FUSE inode's lock before the
+ * pipe's, and iter_file_splice_write() takes the
  * pipe's (mutex_lock(), uninterruptible) with the inode locked. Another
  * consumer of the same pipe holds the pipe's lock for as long as its own
  * write takes: here a splice from the pipe into a file of a second server
@@ -398,22 +406,22 @@ out:
  * pipe_write() faulting on a FUSE mapping, hold it the same way). Meanwhile
  * the splice into s0 waits for the pipe with s0's inode locked, and every
  * fsync(), close(), truncate of s0, and its server's NOTIFY_DELETE, wait in
- * D state with it: what patch 56 set out to end, for an empty pipe. With
- * one server behind both files it is a deadlock (the server's thread in
- * NOTIFY_DELETE of s0, the WRITE it would answer next holding the pipe).
- * Before patch 51 (pipe, then inode: the generic order) the splice into s0
- * waited for the pipe without s0's lock.
+ * D state with it, as they must not for an empty pipe
+ * (splice_served_empty_pipe). With one server behind both files it is a
+ * deadlock (the server's thread in NOTIFY_DELETE of s0, the WRITE it would
+ * answer next holding the pipe). In the generic order (pipe, then inode)
+ * the splice into s0 would wait for the pipe without s0's lock.
  */
 /*
- * review5 finding 1 is open: a splice into a server's file still locks the
- * inode before the pipe (patch 51), so these two cases hang their
- * processes until they abort the connection. TEST_HS_PIPE_LOCK=1 runs
- * them (as TODO); otherwise they are skipped, so that make check stays
- * quiet until the order is redesigned (docs/kernel.md, Not done).
+ * A known bug: a splice into a server's file locks the inode before the
+ * pipe, so these two cases hang their processes until they abort the
+ * connection. TEST_SPLICE_PIPE_LOCK=1 runs them (as TODO); otherwise they
+ * are skipped, so that make check stays quiet until the order is
+ * redesigned (docs/kernel.md, Not done).
  */
 static bool pipe_lock_cases_wanted(void)
 {
-	const char *v = getenv("TEST_HS_PIPE_LOCK");
+	const char *v = getenv("TEST_SPLICE_PIPE_LOCK");
 
 	return v && strcmp(v, "0");
 }
@@ -426,8 +434,9 @@ static int t_splice_served_pipe_busy(void)
 	char buf[1024];
 
 	if (!pipe_lock_cases_wanted())
-		SKIP("open: review5 finding 1 (TEST_HS_PIPE_LOCK=1 runs it)");
-	TODO("review5 finding 1: the inode is locked while the splice waits for the pipe's lock");
+		SKIP("a known bug: the splice waits for the pipe's lock with the inode locked "
+		     "(TEST_SPLICE_PIPE_LOCK=1 runs it)");
+	TODO("the inode is locked while the splice waits for the pipe's lock");
 	rc = ts_data_setup(&e, 0, 0);
 	EXPECT(!rc, "setup: %s", strerror(-rc));
 	rc = ts_data_setup(&e2, 0, 0);
@@ -506,11 +515,11 @@ out:
 }
 
 /*
- * review5: splice_served_pipe_busy with one server: a deadlock. A splice
+ * splice_served_pipe_busy with one server: a deadlock. A splice
  * from the pipe into s1 holds the pipe's lock until the server answers its
  * WRITE; the server first sends NOTIFY_DELETE of s0 (as a server does that
  * drops a file when another is written), which locks s0; a splice from the
- * same pipe into s0 holds s0's lock (patch 51's order) and waits for the
+ * same pipe into s0 holds s0's lock (inode, then pipe) and waits for the
  * pipe's. Nothing moves, SIGKILL included (the WRITE was sent, so its
  * writer waits it out; the others wait in mutex_lock() and down_write()),
  * until the connection is aborted, which the case then does.
@@ -525,8 +534,9 @@ static int t_splice_served_pipe_deadlock(void)
 	char buf[1024];
 
 	if (!pipe_lock_cases_wanted())
-		SKIP("open: review5 finding 1 (TEST_HS_PIPE_LOCK=1 runs it)");
-	TODO("review5 finding 1: a one-server deadlock through the pipe's lock");
+		SKIP("a known bug: the splice waits for the pipe's lock with the inode locked "
+		     "(TEST_SPLICE_PIPE_LOCK=1 runs it)");
+	TODO("a one-server deadlock through the pipe's lock");
 	rc = ts_data_setup(&e, 0, 0);
 	EXPECT(!rc, "setup: %s", strerror(-rc));
 	ent = ts_add(&e, FUSE_ROOT_ID, "s1", NULL);
@@ -594,9 +604,9 @@ static void on_usr1(int sig)
 }
 
 /*
- * review5: patch 56 waits for an empty pipe on its rd_wait, unlocked, with
- * a lockless test of the pipe. Every way the pipe can fill or lose its last
- * writer must wake the splice, with what splice() returned before: a
+ * A splice waits for an empty pipe on its rd_wait, unlocked, with a
+ * lockless test of the pipe. Every way the pipe can fill or lose its last
+ * writer must wake the splice, with what splice() returns on other files: a
  * write(), a vmsplice(), a splice from a file, a tee() from another pipe
  * (the data, 512); the last writer's close() (0); a signal without
  * SA_RESTART (EINTR); a pipe opened O_NONBLOCK (EAGAIN at once).
@@ -699,12 +709,11 @@ out:
 }
 
 /*
- * review5: the server answers a WRITE with EAGAIN. write() sends the WRITE
- * once and returns EAGAIN, and so did a splice before patch 56. Patch 56's
- * first version took an -EAGAIN with data in the pipe for data that came
- * after the pipe was found empty, and spliced again: the server got a
- * second WRITE that no one asked for. Now an -EAGAIN with data in the pipe
- * is the write's answer, after one WRITE.
+ * The server answers a WRITE with EAGAIN. write() sends the WRITE once and
+ * returns EAGAIN; a splice must too. An -EAGAIN with data in the pipe is
+ * the write's answer, not a sign that data came after the pipe was found
+ * empty: a splice that took it for one would splice again, and the server
+ * would get a second WRITE that no one asked for.
  */
 static int t_splice_served_write_eagain(void)
 {

@@ -35,6 +35,7 @@
 
 #include "stress.h"
 #include "tap.h"
+#include "tproc.h"
 
 #define TOP	"/tmp/stress"
 #define FILTER	"stress"
@@ -457,25 +458,15 @@ out:
 	return ret;
 }
 
-/* --- bugs the stress run found, each reproduced deterministically ------------------------ */
-
-static char proc_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
+/* --- a policy switched in the middle of an operation ------------------------------------ */
 
 /*
- * denywrite switched on while a file is being created: the CREATE prefilter
- * ran without it, the postfilter with it, and the postfilter tagged the new
- * file's handle "created through an allowed name", so every write through
- * it passed while denywrite was in force (found by at_subtrees, seed 5).
- * A frozen backing holds the create between the two filter runs.
+ * denywrite switched on while a file is being created, between the CREATE
+ * prefilter (run without it) and the postfilter (run with it): writes
+ * through the new file's handle must be refused while denywrite is in
+ * force. A postfilter that tagged the handle "created through an allowed
+ * name" would let every one of them pass. A frozen backing holds the
+ * create between the two filter runs.
  */
 static int t_deny_switched_during_create(void)
 {

@@ -98,7 +98,7 @@ struct ts_shared {
 	uint32_t nodeid0_op;		/* the last one's opcode */
 	uint32_t write_pre;		/* FUSE_WRITE | FUSE_PREFILTER requests (server filters) */
 	pid_t test_pid;
-	/* The splice cases (patch 54): a server whose files take writes */
+	/* For the splice cases: a server whose files take writes */
 	int write_ok;			/* WRITE, READ, SETATTR, FSYNC answered (else EIO) */
 	int fsync_err;			/* FSYNC fails with this errno (0: succeeds) */
 	uint32_t fopen;			/* fuse_open_out.open_flags of an OPEN */
@@ -121,8 +121,9 @@ struct ts_env {
 	struct tfuse_counts *counts;
 };
 
-/* --- environments -------------------------------------------------------------------- */
+/* --- a case's environment ------------------------------------------------------------- */
 
+/* Fork the server of e's FUSE mount, whose INIT reply offers init_flags; its pid. */
 pid_t ts_spawn_flags(struct ts_env *e, uint32_t init_flags);
 
 /*
@@ -158,6 +159,14 @@ int ts_refused(struct ts_ent *ent, const char *path, int want);
 /* The mount still takes a good backing reply (a directory of the backing tmpfs). */
 int ts_still_good(struct ts_env *e);
 
+/* Wait until every nodeid but the root's got back the lookups it was given; 0 or -1. */
+int forgets_balance(struct ts_shared *sh);
+
+/* Write a notification (code, then len bytes of arg) to /dev/fuse; 0 or -errno. */
+int notify(int fd, int code, const void *arg, size_t len);
+
+/* --- mounts of a case's own ----------------------------------------------------------- */
+
 /* A no_daemon mount at mnt with root_dir=dfd; extra options appended. 0 or -errno. */
 int mount_nodaemon_fd(const char *mnt, int dfd, const char *extra);
 
@@ -167,10 +176,18 @@ int mount_nodaemon(const char *mnt, const char *dir, const char *extra);
 /* Unmount an extra mount of a case; prints (and detaches) when it is busy. */
 int unmount_extra(const char *mnt);
 
+/* Drop the dentry and inode caches (FORGETs follow). */
 void drop_caches(void);
 
-/* --- who may: the privilege rule ------------------------------------------------------- */
+/*
+ * An ext4 image at img mounted at mnt with the same tree every time (a
+ * fixed hash seed, one block group): tree/a ("a\n"), tree/d/b, tree/l.
+ */
+int make_ext4(const char *img, const char *mnt);
 
+/* --- fuse-bpf programs ------------------------------------------------------------------ */
+
+/* The fuse-bpf program type of this kernel (/sys/fs/fuse/bpf_prog_type_fuse), or -1. */
 int fuse_prog_type(void);
 
 /*
@@ -179,19 +196,6 @@ int fuse_prog_type(void);
  */
 int load_prog(bool enosys_create);
 
-/* --- item 12: the smaller ones ------------------------------------------------------------ */
-
-/* Wait until every nodeid but the root's got back the lookups it was given; 0 or -1. */
-int forgets_balance(struct ts_shared *sh);
-
-/* Write a notification (code, then len bytes of arg) to /dev/fuse; 0 or -errno. */
-int notify(int fd, int code, const void *arg, size_t len);
-
-/* --- item 14: inode numbers ---------------------------------------------------------------- */
-
-/* The same ext4 image every time (fixed hash seed, one block group), the same tree in it. */
-int make_ext4(const char *img, const char *mnt);
-
 /* Load a fuse-bpf program of n instructions; its fd or -errno (the verifier's log printed). */
 int load_insns(const char *name, const struct bpf_insn *insns, size_t n);
 
@@ -199,7 +203,8 @@ int load_insns(const char *name, const struct bpf_insn *insns, size_t n);
 
 /*
  * A case that hangs (a kernel that deadlocks on it) is killed after
- * CASE_TIMEOUT seconds and fails, instead of hanging the suite.
+ * CASE_TIMEOUT seconds and fails, instead of hanging the suite: the suites
+ * define c_NAME with CASE(NAME) and list c_NAME, which runs t_NAME.
  */
 #define CASE_TIMEOUT 120
 #define CASE(name)                                    \

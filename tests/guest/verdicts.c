@@ -1,6 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * TODO
+ * What a filter returns and rewrites, and where the kernel must not take
+ * its word: postfilter verdicts on READ and WRITE, return values that are
+ * not errnos a system call may return, a failing OPEN postfilter, in args
+ * that are read only (by BPF prefilters and by server prefilters) and
+ * those that are writable, writes that must pass the WRITE filter however
+ * they are made (splice, copy_file_range, shared mappings), an exec's OPEN
+ * that says it is one, and the attributes a view without a filter shows.
+ *
+ * Most cases mount a view of their own with tests/bpf/hfilter.bpf.c
+ * (tests/guest/hfilter_view.c); the LSEEK whence case loads raw
+ * instructions on a view of the table server's environment
+ * (tests/guest/table_srv.c). A case marked "crashes" crashes a kernel
+ * that lacks the check: run it alone there (argv[1] selects cases).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +33,11 @@
 #include "tap.h"
 #include "tproc.h"
 #include "tfuse.h"
+
+#define FMODE_EXEC_FLAG	0x20	/* __FMODE_EXEC, in an exec's f_flags */
+
+/* --- rewritten in args ------------------------------------------------------------ */
+
 /*
  * A program whose LSEEK prefilter sets in arg 0's whence (struct
  * fuse_lseek_in: fh, offset, whence, padding) to whence with
@@ -61,9 +78,9 @@ static int load_lseek_whence_prog(int whence)
 /*
  * LSEEK's in arg is writable by a prefilter, but its whence must stay one
  * llseek(2) accepts: rewritten to 7 (past SEEK_MAX), lseek(SEEK_SET) and
- * lseek(SEEK_END) on a view file fail EINVAL (the old series passed 7 to
- * the backing file system, whose generic llseek took it for SEEK_SET).
- * The file otherwise reads through the filter.
+ * lseek(SEEK_END) on a view file fail EINVAL: passed on to the backing
+ * file system, 7 would be taken for SEEK_SET by its generic llseek. The
+ * file otherwise reads through the filter.
  */
 static int t_lseek_whence_rewrite(void)
 {
@@ -109,6 +126,9 @@ out:
 	return ret;
 }
 
+/* --- exec through a view ------------------------------------------------------------ */
+
+/* open() and read() of path: 0, or the errno (in_child_as()'s callback) */
 static int try_read(const char *path)
 {
 	char buf[64];
@@ -118,7 +138,7 @@ static int try_read(const char *path)
 }
 
 /*
- * Patch 45 moved the filter's say over exec from ACCESS (MAY_EXEC) to OPEN:
+ * A filter decides about exec at OPEN (a path walk asks no ACCESS filter):
  * an exec's OPEN prefilter must be able to tell it from a read, by
  * __FMODE_EXEC in fuse_open_in.flags.
  */
@@ -145,6 +165,8 @@ out:
 	hf_teardown();
 	return ret;
 }
+
+/* --- READ and WRITE postfilters: their verdicts are ignored ----------------------- */
 
 /* ext4 backing, READ and WRITE postfilters that return -EPERM; f has 8 KiB of 'a'. */
 static int rw_post_setup(void)
@@ -189,7 +211,7 @@ static int backing_is_ba(void)
 
 /*
  * Sync read and write with a postfilter that fails them: the byte counts,
- * the data and the file position are the backing's (items 3, 13).
+ * the data and the file position are the backing's: the I/O is done.
  */
 static int t_rw_post_sync(void)
 {
@@ -254,7 +276,10 @@ static long aio_one(int fd, bool write, void *buf, long long off)
 	return res;
 }
 
-/* libaio O_DIRECT on ext4 (queued) with failing postfilters: 4096 each, data right. CRASHES old. */
+/*
+ * libaio O_DIRECT on ext4 (queued) with failing postfilters: 4096 each,
+ * data right. Crashes a kernel that runs the postfilter on a queued I/O.
+ */
 static int t_rw_post_libaio(void)
 {
 	int ret = TAP_FAIL, fd = -1, rc;
@@ -291,7 +316,10 @@ out:
 	return ret;
 }
 
-/* io_uring O_DIRECT on ext4 with failing postfilters: 4096 each, data right. CRASHES old. */
+/*
+ * io_uring O_DIRECT on ext4 with failing postfilters: 4096 each, data
+ * right. Crashes a kernel that runs the postfilter on a queued I/O.
+ */
 static int t_rw_post_io_uring(void)
 {
 	int ret = TAP_FAIL, fd = -1, rc, res;
@@ -334,7 +362,7 @@ out:
 	return ret;
 }
 
-/* --- item 4: filter return values ------------------------------------------------ */
+/* --- filter return values ------------------------------------------------------- */
 
 /* stat(path) with GETATTR's prefilter returning val: -errno of the stat, or 0. */
 static int stat_with_getattr_ret(const char *path, int val)
@@ -349,7 +377,7 @@ static int stat_with_getattr_ret(const char *path, int val)
 
 /*
  * Kernel-internal errnos (-512 ERESTARTSYS, -4095) give EIO; errnos a
- * syscall may return (-511, -1) pass through as they are (item 4).
+ * syscall may return (-511, -1) pass through as they are.
  */
 static int t_ret_values(void)
 {
@@ -383,7 +411,10 @@ out:
 	return ret;
 }
 
-/* -EIOCBQUEUED (-529) from a READ prefilter: read fails EIO. CRASHES old (BUG_ON). */
+/*
+ * -EIOCBQUEUED (-529) from a READ prefilter: read fails EIO. Crashes a
+ * kernel that passes it on (BUG_ON).
+ */
 static int t_ret_eiocbqueued_read(void)
 {
 	int ret = TAP_FAIL, fd = -1;
@@ -409,8 +440,13 @@ out:
 	return ret;
 }
 
-/* --- item 8: a failing OPEN postfilter releases the backing file ---------------------- */
+/* --- a failing OPEN postfilter releases the backing file ------------------------- */
 
+/*
+ * An OPEN postfilter that fails a write open: open() fails with its errno,
+ * the binary still runs (no writer holds it: no ETXTBSY), and the backing
+ * file it opened is released (the ext4 backing unmounts).
+ */
 static int t_open_post_no_leak(void)
 {
 	char *argv[] = { NULL, NULL };
@@ -437,8 +473,7 @@ out:
 	return ret;
 }
 
-/* --- item 10: rewritten in args ------------------------------------------------------ */
-
+/* Every op the setarg case tries: rewrite in arg 0 (HF_SETARG), nothing else. */
 static int setarg_cfg(void)
 {
 	static const uint32_t ops[] = { FUSE_MKNOD, FUSE_MKDIR, FUSE_RENAME2, FUSE_OPEN,
@@ -479,7 +514,7 @@ static int t_setarg_readonly(void)
 	EXPECT(run("cd %s && echo a > a && echo b > b && printf 0123456789 > f", E.back) == 0);
 	EXPECT(hf_mount(false) == 0);
 	EXPECT(setarg_cfg() == 0);
-	/* each step on its own: the old kernel honours some rewrites */
+	/* each step on its own: a kernel that honours one rewrite may refuse others */
 	if (mknod(M("fifo"), S_IFIFO | 0644, 0))
 		bad++, printf("mknod: %s\n", strerror(errno));
 	if (mkdir(M("dir"), 0700))
@@ -690,7 +725,7 @@ out:
 	return ret;
 }
 
-/* --- item 11: writes that bypassed the WRITE filter ------------------------------------ */
+/* --- every way to write runs the WRITE filter --------------------------------------- */
 
 /* tmpfs backing, f = "0123456789" and src = "abcdefghij"; WRITE denied EROFS. */
 static int deny_write_setup(void)
@@ -818,8 +853,8 @@ out:
 }
 
 /*
- * review5 of patch 57: a GETATTR of a node without a filter fills the kstat
- * from vfs_getattr() on the backing path directly, the filtered path goes
+ * A GETATTR of a node without a filter fills the kstat from
+ * vfs_getattr() on the backing path directly, the filtered path goes
  * through fuse_stat_to_attr() and fuse_attr_to_stat(). Both views of one
  * ext4 (the filter a count-only one: hfilter, nothing configured) must show
  * every statx field alike, for each request mask and sync flag: st_dev and

@@ -79,7 +79,7 @@ void tap_todo(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	} while (0)
 
 /*
- * A case for a known, not yet fixed bug: say so (why: the finding) before the
+ * A case for a known, not yet fixed bug: say so (why: the bug) before the
  * first EXPECT. The case still runs; its failure prints "not ok N name # TODO
  * why" with the diagnostics and does not fail the suite (TAP 13). Once it
  * passes it prints "ok N name # TODO why" and a diagnostic that the bug looks
