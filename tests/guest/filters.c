@@ -1087,6 +1087,69 @@ static int put_abc(const struct fbm *m)
 	return write_file(bpath(m, "f"), buf, sizeof(buf));
 }
 
+/* A mapping case's view: fbm m filtered by prog, with one file open (fd). */
+struct mm_view {
+	struct fbm m;
+	int prog, fd;
+};
+
+#define MM_VIEW_INIT { .m = FBM_INIT, .prog = -1, .fd = -1 }
+
+/*
+ * The backing tree made by put, the view filtered by prog (a program fd or
+ * -errno; mm_view_fini() closes it) mounted, and name opened with flags in
+ * v->fd: 0, or -1 with what failed printed.
+ */
+static int mm_view_open(struct mm_view *v, int (*put)(const struct fbm *), int prog,
+			const char *name, int flags)
+{
+	v->prog = prog;
+	if (fbm_init(&v->m) || put(&v->m)) {
+		printf("the backing tree: %s\n", strerror(errno));
+		return -1;
+	}
+	if (prog < 0)
+		return -1;	/* load_raw() said why */
+	if (fbm_mount(&v->m, prog)) {
+		printf("mount: %s\n", strerror(errno));
+		return -1;
+	}
+	v->fd = open(path(&v->m, name), flags);
+	if (v->fd < 0) {
+		printf("open %s: %s\n", name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void mm_view_fini(struct mm_view *v)
+{
+	if (v->fd >= 0)
+		close(v->fd);
+	fbm_fini(&v->m);
+	if (v->prog >= 0)
+		close(v->prog);
+}
+
+/* f: n pages of 'a' */
+static int put_a_pages(const struct fbm *m, size_t n)
+{
+	static char buf[4 * 4096];
+
+	memset(buf, 'a', sizeof(buf));
+	return write_file(bpath(m, "f"), buf, n * 4096);
+}
+
+static int put_a_page(const struct fbm *m)
+{
+	return put_a_pages(m, 1);
+}
+
+static int put_a_4pages(const struct fbm *m)
+{
+	return put_a_pages(m, 4);
+}
+
 /* The backing file's byte at @off */
 static int back_byte(const struct fbm *m, off_t off)
 {
@@ -1107,22 +1170,17 @@ static int back_byte(const struct fbm *m, off_t off)
  */
 static int t_mmap_write_whole_file(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err;
+	struct mm_view v = MM_VIEW_INIT;
 	char *p = MAP_FAILED, *q;
 	size_t len = 4096;
 
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0 && put_abc(&m) == 0);
-	prog = load_range_filter();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "f"), O_RDWR);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	EXPECT(pwrite(fd, "A", 1, 0) == 1, "pwrite at 0: %s", strerror(errno));
-	EXPECT(ERR_OF(pwrite(fd, "B", 1, 4096)) == EPERM, "pwrite at 4096");
+	EXPECT(mm_view_open(&v, put_abc, load_range_filter(), "f", O_RDWR) == 0);
+	EXPECT(pwrite(v.fd, "A", 1, 0) == 1, "pwrite at 0: %s", strerror(errno));
+	EXPECT(ERR_OF(pwrite(v.fd, "B", 1, 4096)) == EPERM, "pwrite at 4096");
 
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, v.fd, 0);
 	err = p == MAP_FAILED ? errno : 0;
 	printf("# mmap(PROT_WRITE, MAP_SHARED) of page 0: %s\n", strerror(err));
 	if (p != MAP_FAILED) {
@@ -1143,19 +1201,15 @@ static int t_mmap_write_whole_file(void)
 		munmap(p, len);
 		p = MAP_FAILED;
 	}
-	EXPECT(back_byte(&m, 4096) == 'b', "page 1 written through a mapping: %c",
-	       back_byte(&m, 4096));
-	EXPECT(back_byte(&m, 8192) == 'c', "page 2 written through a mapping: %c",
-	       back_byte(&m, 8192));
+	EXPECT(back_byte(&v.m, 4096) == 'b', "page 1 written through a mapping: %c",
+	       back_byte(&v.m, 4096));
+	EXPECT(back_byte(&v.m, 8192) == 'c', "page 2 written through a mapping: %c",
+	       back_byte(&v.m, 8192));
 	EXPECT(err == EPERM, "mmap(PROT_WRITE, MAP_SHARED) asks for the whole file: %s",
 	       strerror(err));
 	ret = TAP_OK;
 out:
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
@@ -1165,18 +1219,13 @@ out:
  */
 static int t_mmap_refused_stays_readonly(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err, perr;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err, perr;
+	struct mm_view v = MM_VIEW_INIT;
 	char *p = MAP_FAILED;
 
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0 && put_abc(&m) == 0);
-	prog = load_range_filter();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "f"), O_RDWR);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096);
+	EXPECT(mm_view_open(&v, put_abc, load_range_filter(), "f", O_RDWR) == 0);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, v.fd, 4096);
 	EXPECT(p != MAP_FAILED, "mmap(PROT_READ, MAP_SHARED) of page 1: %s", strerror(errno));
 	EXPECT(p[0] == 'b');
 	EXPECT(ERR_OF(mprotect(p, 4096, PROT_READ | PROT_WRITE)) == EACCES, "mprotect");
@@ -1188,19 +1237,15 @@ static int t_mmap_refused_stays_readonly(void)
 		p[0] = 'Z';
 		msync(p, 4096, MS_SYNC);
 	}
-	EXPECT(back_byte(&m, 4096) == 'b', "written through a read-only mapping: %c",
-	       back_byte(&m, 4096));
+	EXPECT(back_byte(&v.m, 4096) == 'b', "written through a read-only mapping: %c",
+	       back_byte(&v.m, 4096));
 	EXPECT(err == EINVAL, "remap_file_pages: %s", strerror(err));
 	EXPECT(perr == EACCES, "mprotect after remap_file_pages: %s", strerror(perr));
 	ret = TAP_OK;
 out:
 	if (p != MAP_FAILED)
 		munmap(p, 4096);
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
@@ -1213,28 +1258,23 @@ out:
  */
 static int t_mmap_read_range(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err, gerr;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err, gerr;
+	struct mm_view v = MM_VIEW_INIT;
 	char buf[16], *p = MAP_FAILED, *q;
 	size_t len = 4096;
 
 	TODO("a mapping's reads don't ask the READ filter (docs/filters.md, reads that are not read())");
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0 && put_abc(&m) == 0);
-	prog = load_range_filter();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "f"), O_RDONLY);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	EXPECT(pread(fd, buf, 1, 4096) == 1 && buf[0] == 'b');
-	EXPECT(ERR_OF(pread(fd, buf, 1, 8192)) == EACCES, "pread at 8192");
+	EXPECT(mm_view_open(&v, put_abc, load_range_filter(), "f", O_RDONLY) == 0);
+	EXPECT(pread(v.fd, buf, 1, 4096) == 1 && buf[0] == 'b');
+	EXPECT(ERR_OF(pread(v.fd, buf, 1, 8192)) == EACCES, "pread at 8192");
 
-	q = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 8192);
+	q = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, v.fd, 8192);
 	err = q == MAP_FAILED ? errno : 0;
 	printf("# mmap of page 2: %s%s\n", strerror(err), err ? "" : (q[0] == 'c' ? ", reads c" : ""));
 	if (q != MAP_FAILED)
 		munmap(q, 4096);
-	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 4096);
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, v.fd, 4096);
 	EXPECT(p != MAP_FAILED, "mmap of page 1: %s", strerror(errno));
 	EXPECT(p[0] == 'b');
 	q = mremap(p, len, 2 * len, MREMAP_MAYMOVE);
@@ -1247,17 +1287,13 @@ static int t_mmap_read_range(void)
 	}
 	EXPECT(err == EACCES, "mmap of page 2: %s", strerror(err));
 	EXPECT(gerr == EFAULT, "mremap: %s", strerror(gerr));
-	q = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 4096);
+	q = mmap(NULL, 8192, PROT_READ, MAP_SHARED, v.fd, 4096);
 	EXPECT(q == MAP_FAILED && errno == EACCES, "mmap of pages 1-2: %s", strerror(errno));
 	ret = TAP_OK;
 out:
 	if (p != MAP_FAILED)
 		munmap(p, len);
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
@@ -1738,23 +1774,18 @@ static int put_big(const struct fbm *m)
  */
 static int t_private_mapping_over_4g(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err;
+	struct mm_view v = MM_VIEW_INIT;
 	size_t len = SECRET_OFF + 4096;
 	char buf[8] = "", *p = MAP_FAILED;
 
 	TODO("a mapping's reads don't ask the READ filter (docs/filters.md, reads that are not read())");
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0 && put_big(&m) == 0);
-	prog = load_read_below_4g();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "big"), O_RDONLY);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	EXPECT(pread(fd, buf, 3, 0) == 3 && !memcmp(buf, "low", 3), "pread at 0");
-	EXPECT(ERR_OF(pread(fd, buf, 6, SECRET_OFF)) == EACCES, "pread at 5 GiB is refused");
+	EXPECT(mm_view_open(&v, put_big, load_read_below_4g(), "big", O_RDONLY) == 0);
+	EXPECT(pread(v.fd, buf, 3, 0) == 3 && !memcmp(buf, "low", 3), "pread at 0");
+	EXPECT(ERR_OF(pread(v.fd, buf, 6, SECRET_OFF)) == EACCES, "pread at 5 GiB is refused");
 
-	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, v.fd, 0);
 	err = p == MAP_FAILED ? errno : 0;
 	printf("# mmap(PROT_READ, MAP_PRIVATE) of 5 GiB + 4096 at 0: %s\n",
 	       err ? strerror(err) : "done");
@@ -1766,11 +1797,7 @@ static int t_private_mapping_over_4g(void)
 out:
 	if (p != MAP_FAILED)
 		munmap(p, len);
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
@@ -1782,19 +1809,14 @@ out:
  */
 static int t_shared_remap_over_4g(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err = 0;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err = 0;
+	struct mm_view v = MM_VIEW_INIT;
 	char *p = MAP_FAILED;
 
 	TODO("a mapping's reads don't ask the READ filter (docs/filters.md, reads that are not read())");
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0 && put_big(&m) == 0);
-	prog = load_read_below_4g();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "big"), O_RDWR);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT(mm_view_open(&v, put_big, load_read_below_4g(), "big", O_RDWR) == 0);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, v.fd, 0);
 	EXPECT(p != MAP_FAILED, "mmap page 0 shared: %s", strerror(errno));
 	err = ERR_OF(remap_file_pages(p, 4096, 0, SECRET_OFF / 4096, 0));
 	printf("# remap_file_pages to 5 GiB: %s\n", err ? strerror(err) : "done");
@@ -1805,11 +1827,7 @@ static int t_shared_remap_over_4g(void)
 out:
 	if (p != MAP_FAILED)
 		munmap(p, 4096);
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
@@ -1820,24 +1838,17 @@ out:
  */
 static int t_madv_remove_punches(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err, bfd = -1;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err, bfd = -1;
+	struct mm_view v = MM_VIEW_INIT;
 	char *p = MAP_FAILED, buf[4096];
 	struct stat st;
 
 	TODO("madvise(MADV_REMOVE) punches the backing file without the FALLOCATE filter");
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0);
-	memset(buf, 'a', sizeof(buf));
-	EXPECT(write_file(bpath(&m, "f"), buf, sizeof(buf)) == 0);
-	prog = load_no_fallocate();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "f"), O_RDWR);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	EXPECT(ERR_OF(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096)) == EPERM,
+	EXPECT(mm_view_open(&v, put_a_page, load_no_fallocate(), "f", O_RDWR) == 0);
+	EXPECT(ERR_OF(fallocate(v.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096)) == EPERM,
 	       "fallocate(PUNCH_HOLE) through the view is refused");
-	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, v.fd, 0);
 	EXPECT(p != MAP_FAILED, "mmap: %s", strerror(errno));
 	p[0] = 'b';
 	msync(p, 4096, MS_SYNC);
@@ -1849,7 +1860,7 @@ static int t_madv_remove_punches(void)
 		goto out;
 	}
 	printf("# madvise(MADV_REMOVE): %s\n", err ? strerror(err) : "done");
-	bfd = open(bpath(&m, "f"), O_RDONLY);
+	bfd = open(bpath(&v.m, "f"), O_RDONLY);
 	EXPECT(bfd >= 0 && pread(bfd, buf, 1, 0) == 1 && fstat(bfd, &st) == 0);
 	printf("# backing byte 0 now %#x, %lld blocks\n", buf[0], (long long)st.st_blocks);
 	EXPECT(err && buf[0] == 'b', "MADV_REMOVE punched the hole fallocate() may not: %s",
@@ -1860,11 +1871,7 @@ out:
 		munmap(p, 4096);
 	if (bfd >= 0)
 		close(bfd);
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
@@ -1877,24 +1884,20 @@ out:
  */
 static int t_shared_ro_mapping_of_rdwr(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err;
+	struct mm_view v = MM_VIEW_INIT;
 	char *p = MAP_FAILED;
 
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0 && put_big(&m) == 0);
-	prog = load_read_below(13);	/* reads below 8192 */
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "big"), O_RDONLY);
-	EXPECT(fd >= 0);
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	/* reads below 8192 */
+	EXPECT(mm_view_open(&v, put_big, load_read_below(13), "big", O_RDONLY) == 0);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, v.fd, 0);
 	EXPECT(p != MAP_FAILED, "O_RDONLY: %s", strerror(errno));
 	munmap(p, 4096);
-	close(fd);
-	fd = open(path(&m, "big"), O_RDWR);
-	EXPECT(fd >= 0);
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	close(v.fd);
+	v.fd = open(path(&v.m, "big"), O_RDWR);
+	EXPECT(v.fd >= 0);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, v.fd, 0);
 	err = p == MAP_FAILED ? errno : 0;
 	printf("# O_RDWR, PROT_READ MAP_SHARED of page 0: %s\n", err ? strerror(err) : "done");
 	EXPECT(!err, "page 0 reads with read() but can't be mapped shared: %s", strerror(err));
@@ -1902,11 +1905,7 @@ static int t_shared_ro_mapping_of_rdwr(void)
 out:
 	if (p != MAP_FAILED)
 		munmap(p, 4096);
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
@@ -1933,24 +1932,18 @@ static long vm_locked_kb(void)
  */
 static int t_mlock_on_allow_all_filter(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err;
-	struct fbm m = FBM_INIT;
-	char *p = MAP_FAILED, buf[4 * 4096];
+	int ret = TAP_FAIL, err;
+	struct mm_view v = MM_VIEW_INIT;
+	char *p = MAP_FAILED;
+	size_t len = 4 * 4096;
 	long before, after;
 
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0);
-	memset(buf, 'a', sizeof(buf));
-	EXPECT(write_file(bpath(&m, "f"), buf, sizeof(buf)) == 0);
-	prog = load_no_fallocate();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "f"), O_RDONLY);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	p = mmap(NULL, sizeof(buf), PROT_READ, MAP_PRIVATE, fd, 0);
+	EXPECT(mm_view_open(&v, put_a_4pages, load_no_fallocate(), "f", O_RDONLY) == 0);
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, v.fd, 0);
 	EXPECT(p != MAP_FAILED, "mmap: %s", strerror(errno));
 	before = vm_locked_kb();
-	err = ERR_OF(mlock(p, sizeof(buf)));
+	err = ERR_OF(mlock(p, len));
 	after = vm_locked_kb();
 	printf("# mlock of 16 kB: %s; VmLck %ld -> %ld kB\n", err ? strerror(err) : "0",
 	       before, after);
@@ -1958,12 +1951,8 @@ static int t_mlock_on_allow_all_filter(void)
 	ret = TAP_OK;
 out:
 	if (p != MAP_FAILED)
-		munmap(p, sizeof(buf));
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+		munmap(p, len);
+	mm_view_fini(&v);
 	return ret;
 }
 
