@@ -91,7 +91,6 @@ LIBS_passthrough := -luring -laio
 $(BUILD)/tests/guest/passthrough: $(SRCS_passthrough) tests/guest/passthrough.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 SRCS_stress := tests/guest/stress_model.c tests/guest/stress_work.c
 $(BUILD)/tests/guest/stress: $(SRCS_stress) tests/guest/stress.h $(BUILD)/fusebpfctl
-$(BUILD)/tests/guest/stress: TEST_CFLAGS += -Wno-format-truncation
 
 $(BUILD)/tests/guest/%: tests/guest/%.c $(TEST_LIB) $(TEST_LIB_H) $(TEST_BPF:%=$(BUILD)/tests/%.skel.h)
 	$(call msg,CC,$@)
@@ -146,7 +145,7 @@ $(FUZZ_BIN): $(FUZZ_SRCS) tests/fuzz/fuzz.h $(BUILD)/tests/ffilter.skel.h $(TEST
 		tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) -Wno-format-truncation -o $@ $(FUZZ_SRCS) $(TEST_LIB) $(LIBBPF_LIBS) -luring -laio
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $(FUZZ_SRCS) $(TEST_LIB) $(LIBBPF_LIBS) -luring -laio
 # fz-id: the set-id helper the fuzzer copies into backing trees (no libc)
 FUZZ_ID := $(BUILD)/tests/fuzz/fz-id
 $(FUZZ_ID): tests/fuzz/fz_id.c
