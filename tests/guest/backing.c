@@ -37,8 +37,8 @@
 #include "fusebpf_uapi.h"
 #include "table_srv.h"
 #include "tap.h"
-#include "tproc.h"
 #include "tfuse.h"
+#include "tproc.h"
 /* --- stacking ------------------------------------------------------------------------ */
 
 /*

@@ -27,6 +27,7 @@
 #include "fusebpf_maps.h"
 #include "tap.h"
 #include "tfuse.h"
+#include "tinsn.h"
 
 #include "attrs.skel.h"
 #include "denywrite.skel.h"
@@ -1006,29 +1007,8 @@ out:
 #define MM_FUSE_WRITE 16
 #define MM_FUSE_READDIR 28
 #define MM_FUSE_ACCESS 34
-#define MM_GET_ARG 210
-#define MM_SET_ARG 211
 #define MM_MAY_NOT_BLOCK 0x80
 
-/* Raw BPF instructions, as the kernel's <linux/filter.h> spells them */
-#define MI_MOV_REG(d, s) \
-	((struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = d, .src_reg = s })
-#define MI_MOV_IMM(d, i) \
-	((struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = d, .imm = i })
-#define MI_ALU_IMM(op, d, i) \
-	((struct bpf_insn){ .code = BPF_ALU64 | (op) | BPF_K, .dst_reg = d, .imm = i })
-#define MI_ALU_REG(op, d, s) \
-	((struct bpf_insn){ .code = BPF_ALU64 | (op) | BPF_X, .dst_reg = d, .src_reg = s })
-#define MI_LDX(sz, d, s, o) \
-	((struct bpf_insn){ .code = BPF_LDX | BPF_MEM | (sz), .dst_reg = d, .src_reg = s, .off = o })
-#define MI_STX(sz, d, s, o) \
-	((struct bpf_insn){ .code = BPF_STX | BPF_MEM | (sz), .dst_reg = d, .src_reg = s, .off = o })
-#define MI_JMP_IMM(op, d, i, o) \
-	((struct bpf_insn){ .code = BPF_JMP | (op) | BPF_K, .dst_reg = d, .off = o, .imm = i })
-#define MI_JMP_REG(op, d, s, o) \
-	((struct bpf_insn){ .code = BPF_JMP | (op) | BPF_X, .dst_reg = d, .src_reg = s, .off = o })
-#define MI_CALL(id) ((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = id })
-#define MI_EXIT() ((struct bpf_insn){ .code = BPF_JMP | BPF_EXIT })
 
 static int load_raw(const char *name, const struct bpf_insn *insns, size_t n)
 {
@@ -1049,28 +1029,28 @@ static int load_raw(const char *name, const struct bpf_insn *insns, size_t n)
 static int load_range_filter(void)
 {
 	const struct bpf_insn p[] = {
-		MI_MOV_REG(6, 1),
-		MI_LDX(BPF_W, 7, 6, 8),				/* ctx->opcode */
-		MI_MOV_IMM(8, 4096),
-		MI_MOV_IMM(9, -EPERM),
-		MI_JMP_IMM(BPF_JEQ, 7, MM_FUSE_WRITE | MM_PREFILTER, 3),
-		MI_MOV_IMM(8, 8192),
-		MI_MOV_IMM(9, -EACCES),
-		MI_JMP_IMM(BPF_JNE, 7, MM_FUSE_READ | MM_PREFILTER, 10),
-		MI_MOV_REG(1, 6),
-		MI_MOV_IMM(2, 0),
-		MI_MOV_REG(3, 10),
-		MI_ALU_IMM(BPF_ADD, 3, -40),
-		MI_MOV_IMM(4, 40),
-		MI_CALL(MM_GET_ARG),				/* in 0, 40 bytes */
-		MI_LDX(BPF_DW, 1, 10, -32),			/* offset */
-		MI_LDX(BPF_W, 2, 10, -24),			/* size */
-		MI_ALU_REG(BPF_ADD, 1, 2),
-		MI_JMP_REG(BPF_JGT, 1, 8, 2),
-		MI_MOV_IMM(0, 0),
-		MI_EXIT(),
-		MI_MOV_REG(0, 9),
-		MI_EXIT(),
+		BPF_MOV64_REG(6, 1),
+		BPF_LDX_MEM(BPF_W, 7, 6, 8),				/* ctx->opcode */
+		BPF_MOV64_IMM(8, 4096),
+		BPF_MOV64_IMM(9, -EPERM),
+		BPF_JMP_IMM(BPF_JEQ, 7, MM_FUSE_WRITE | MM_PREFILTER, 3),
+		BPF_MOV64_IMM(8, 8192),
+		BPF_MOV64_IMM(9, -EACCES),
+		BPF_JMP_IMM(BPF_JNE, 7, MM_FUSE_READ | MM_PREFILTER, 10),
+		BPF_MOV64_REG(1, 6),
+		BPF_MOV64_IMM(2, 0),
+		BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -40),
+		BPF_MOV64_IMM(4, 40),
+		BPF_CALL_HELPER(BPF_FUNC_fuse_get_arg),				/* in 0, 40 bytes */
+		BPF_LDX_MEM(BPF_DW, 1, 10, -32),			/* offset */
+		BPF_LDX_MEM(BPF_W, 2, 10, -24),			/* size */
+		BPF_ALU64_REG(BPF_ADD, 1, 2),
+		BPF_JMP_REG(BPF_JGT, 1, 8, 2),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
+		BPF_MOV64_REG(0, 9),
+		BPF_EXIT_INSN(),
 	};
 
 	return load_raw("mm_range", p, sizeof(p) / sizeof(p[0]));
@@ -1301,26 +1281,26 @@ out:
 static int t_access_may_not_block(void)
 {
 	const struct bpf_insn p[] = {
-		MI_MOV_REG(6, 1),
-		MI_LDX(BPF_W, 7, 6, 8),
-		MI_JMP_IMM(BPF_JNE, 7, MM_FUSE_ACCESS | MM_PREFILTER, 15),
-		MI_MOV_REG(1, 6),
-		MI_MOV_IMM(2, 0),
-		MI_MOV_REG(3, 10),
-		MI_ALU_IMM(BPF_ADD, 3, -8),
-		MI_MOV_IMM(4, 8),
-		MI_CALL(MM_GET_ARG),				/* fuse_access_in */
-		MI_LDX(BPF_W, 1, 10, -8),
-		MI_ALU_IMM(BPF_OR, 1, MM_MAY_NOT_BLOCK),
-		MI_STX(BPF_W, 10, 1, -8),
-		MI_MOV_REG(1, 6),
-		MI_MOV_IMM(2, 0),
-		MI_MOV_REG(3, 10),
-		MI_ALU_IMM(BPF_ADD, 3, -8),
-		MI_MOV_IMM(4, 8),
-		MI_CALL(MM_SET_ARG),
-		MI_MOV_IMM(0, 0),
-		MI_EXIT(),
+		BPF_MOV64_REG(6, 1),
+		BPF_LDX_MEM(BPF_W, 7, 6, 8),
+		BPF_JMP_IMM(BPF_JNE, 7, MM_FUSE_ACCESS | MM_PREFILTER, 15),
+		BPF_MOV64_REG(1, 6),
+		BPF_MOV64_IMM(2, 0),
+		BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -8),
+		BPF_MOV64_IMM(4, 8),
+		BPF_CALL_HELPER(BPF_FUNC_fuse_get_arg),				/* fuse_access_in */
+		BPF_LDX_MEM(BPF_W, 1, 10, -8),
+		BPF_ALU64_IMM(BPF_OR, 1, MM_MAY_NOT_BLOCK),
+		BPF_STX_MEM(BPF_W, 10, 1, -8),
+		BPF_MOV64_REG(1, 6),
+		BPF_MOV64_IMM(2, 0),
+		BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -8),
+		BPF_MOV64_IMM(4, 8),
+		BPF_CALL_HELPER(BPF_FUNC_fuse_set_arg),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
 	};
 	int ret = TAP_FAIL, prog = -1, err;
 	struct fbm m = FBM_INIT;
@@ -1410,12 +1390,12 @@ static int long_name_server(int fd, struct tfuse_req *req, void *ctx)
 static int t_readdir_long_name(void)
 {
 	const struct bpf_insn p[] = {
-		MI_LDX(BPF_W, 0, 1, 8),
-		MI_JMP_IMM(BPF_JNE, 0, MM_FUSE_READDIR | MM_ENTRYFILTER, 2),
-		MI_MOV_IMM(0, MM_DROP_ENTRY),			/* every entry */
-		MI_EXIT(),
-		MI_MOV_IMM(0, 0),
-		MI_EXIT(),
+		BPF_LDX_MEM(BPF_W, 0, 1, 8),
+		BPF_JMP_IMM(BPF_JNE, 0, MM_FUSE_READDIR | MM_ENTRYFILTER, 2),
+		BPF_MOV64_IMM(0, MM_DROP_ENTRY),			/* every entry */
+		BPF_EXIT_INSN(),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
 	};
 	char fback[] = "/tmp/fb-lback-XXXXXX";
 	int ret = TAP_FAIL, prog = -1, sfd = -1, n = 0, longest = 0;
@@ -1707,25 +1687,25 @@ out:
 static int load_read_below(int shift)
 {
 	const struct bpf_insn p[] = {
-		MI_MOV_REG(6, 1),
-		MI_LDX(BPF_W, 7, 6, 8),				/* ctx->opcode */
-		MI_JMP_IMM(BPF_JNE, 7, MM_FUSE_READ | MM_PREFILTER, 12),
-		MI_MOV_REG(1, 6),
-		MI_MOV_IMM(2, 0),
-		MI_MOV_REG(3, 10),
-		MI_ALU_IMM(BPF_ADD, 3, -40),
-		MI_MOV_IMM(4, 40),
-		MI_CALL(MM_GET_ARG),				/* in 0, 40 bytes */
-		MI_LDX(BPF_DW, 1, 10, -32),			/* offset */
-		MI_LDX(BPF_W, 2, 10, -24),			/* size */
-		MI_ALU_REG(BPF_ADD, 1, 2),
-		MI_MOV_IMM(8, 1),
-		MI_ALU_IMM(BPF_LSH, 8, shift),
-		MI_JMP_REG(BPF_JGT, 1, 8, 2),
-		MI_MOV_IMM(0, 0),
-		MI_EXIT(),
-		MI_MOV_IMM(0, -EACCES),
-		MI_EXIT(),
+		BPF_MOV64_REG(6, 1),
+		BPF_LDX_MEM(BPF_W, 7, 6, 8),				/* ctx->opcode */
+		BPF_JMP_IMM(BPF_JNE, 7, MM_FUSE_READ | MM_PREFILTER, 12),
+		BPF_MOV64_REG(1, 6),
+		BPF_MOV64_IMM(2, 0),
+		BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -40),
+		BPF_MOV64_IMM(4, 40),
+		BPF_CALL_HELPER(BPF_FUNC_fuse_get_arg),				/* in 0, 40 bytes */
+		BPF_LDX_MEM(BPF_DW, 1, 10, -32),			/* offset */
+		BPF_LDX_MEM(BPF_W, 2, 10, -24),			/* size */
+		BPF_ALU64_REG(BPF_ADD, 1, 2),
+		BPF_MOV64_IMM(8, 1),
+		BPF_ALU64_IMM(BPF_LSH, 8, shift),
+		BPF_JMP_REG(BPF_JGT, 1, 8, 2),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
+		BPF_MOV64_IMM(0, -EACCES),
+		BPF_EXIT_INSN(),
 	};
 
 	return load_raw("rv_read4g", p, sizeof(p) / sizeof(p[0]));
@@ -1735,11 +1715,11 @@ static int load_read_below(int shift)
 static int load_no_fallocate(void)
 {
 	const struct bpf_insn p[] = {
-		MI_LDX(BPF_W, 7, 1, 8),				/* ctx->opcode */
-		MI_MOV_IMM(0, 0),
-		MI_JMP_IMM(BPF_JNE, 7, MM_FUSE_FALLOCATE | MM_PREFILTER, 1),
-		MI_MOV_IMM(0, -EPERM),
-		MI_EXIT(),
+		BPF_LDX_MEM(BPF_W, 7, 1, 8),				/* ctx->opcode */
+		BPF_MOV64_IMM(0, 0),
+		BPF_JMP_IMM(BPF_JNE, 7, MM_FUSE_FALLOCATE | MM_PREFILTER, 1),
+		BPF_MOV64_IMM(0, -EPERM),
+		BPF_EXIT_INSN(),
 	};
 
 	return load_raw("rv_nofalloc", p, sizeof(p) / sizeof(p[0]));

@@ -21,8 +21,8 @@
 #include "fusebpf_uapi.h"
 #include "hfilter_view.h"
 #include "tap.h"
-#include "tproc.h"
 #include "tfuse.h"
+#include "tproc.h"
 
 /* --- the backing tree changed behind the view ---------------------------------------- */
 

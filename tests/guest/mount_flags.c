@@ -32,8 +32,8 @@
 #include "hfilter_view.h"
 #include "table_srv.h"
 #include "tap.h"
-#include "tproc.h"
 #include "tfuse.h"
+#include "tproc.h"
 
 /* --- read-only and frozen backing mounts, running binaries --------------------------- */
 

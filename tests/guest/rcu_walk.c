@@ -26,8 +26,8 @@
 #include "fusebpf_uapi.h"
 #include "hfilter_view.h"
 #include "tap.h"
-#include "tproc.h"
 #include "tfuse.h"
+#include "tproc.h"
 
 /* --- walks through a filtered view stay in RCU walk ------------------------------ */
 

@@ -28,8 +28,8 @@
 #include "fusebpf_uapi.h"
 #include "table_srv.h"
 #include "tap.h"
-#include "tproc.h"
 #include "tfuse.h"
+#include "tproc.h"
 
 /*
  * A node first looked up without a backing (nodeid 5, entry valid 0 s);

@@ -27,8 +27,8 @@
 #include "fusebpf_uapi.h"
 #include "table_srv.h"
 #include "tap.h"
-#include "tproc.h"
 #include "tfuse.h"
+#include "tproc.h"
 
 #define MIX_FILES 6
 

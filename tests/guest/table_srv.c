@@ -17,6 +17,8 @@
 #include "table_srv.h"
 #include "tap.h"
 
+/* --- the server: answers from the table ----------------------------------------------- */
+
 static struct ts_ent *ts_find(struct ts_shared *sh, uint64_t parent, const char *name)
 {
 	for (int i = 0; i < TS_ENTS; i++) {
@@ -272,6 +274,8 @@ static int ts_handler(int fd, struct tfuse_req *req, void *ctx)
 		return tfuse_reply(fd, unique, -EIO, NULL, 0);
 	}
 }
+
+/* --- a case's environment ------------------------------------------------------------- */
 
 /* Answer INIT with flags (tfuse_reply_init offers none). */
 static int ts_reply_init(int fd, struct tfuse_req *req, uint32_t flags)

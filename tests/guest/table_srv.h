@@ -23,6 +23,7 @@
 
 #include "fusebpf_uapi.h"
 #include "tfuse.h"
+#include "tinsn.h"
 
 #ifndef FUSE_PREFILTER
 #define FUSE_PREFILTER 0x10000
@@ -41,26 +42,6 @@
 #ifndef FIBMAP
 #define FIBMAP _IO(0x00, 1)
 #endif
-/* The fuse-bpf helpers (bpf-progs/fusebpf.h) */
-#define BPF_FUNC_fuse_get_arg 210
-#define BPF_FUNC_fuse_set_arg 211
-
-/* Raw BPF instructions, as the kernel's <linux/filter.h> spells them */
-#define BPF_MOV64_REG(d, s) \
-	((struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = d, .src_reg = s })
-#define BPF_MOV64_IMM(d, i) \
-	((struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = d, .imm = i })
-#define BPF_ALU64_IMM(op, d, i) \
-	((struct bpf_insn){ .code = BPF_ALU64 | (op) | BPF_K, .dst_reg = d, .imm = i })
-#define BPF_LDX_MEM(sz, d, s, o) \
-	((struct bpf_insn){ .code = BPF_LDX | BPF_MEM | (sz), .dst_reg = d, .src_reg = s, .off = o })
-#define BPF_ST_MEM(sz, d, o, i) \
-	((struct bpf_insn){ .code = BPF_ST | BPF_MEM | (sz), .dst_reg = d, .off = o, .imm = i })
-#define BPF_JMP_IMM(op, d, i, o) \
-	((struct bpf_insn){ .code = BPF_JMP | (op) | BPF_K, .dst_reg = d, .off = o, .imm = i })
-#define BPF_CALL_HELPER(id) ((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = id })
-#define BPF_EXIT_INSN() ((struct bpf_insn){ .code = BPF_JMP | BPF_EXIT })
-
 
 /* --- the server: a table of names ------------------------------------------------ */
 

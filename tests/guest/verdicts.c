@@ -31,8 +31,8 @@
 #include "hfilter_view.h"
 #include "table_srv.h"
 #include "tap.h"
-#include "tproc.h"
 #include "tfuse.h"
+#include "tproc.h"
 
 #define FMODE_EXEC_FLAG	0x20	/* __FMODE_EXEC, in an exec's f_flags */
 
