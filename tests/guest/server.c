@@ -344,10 +344,9 @@ out:
  * and another process's F_GETLK sees it; flock works), ioctls fail ENOTTY
  * (FS_IOC_GETFLAGS and an unknown one), readahead(2) and fadvise(WILLNEED)
  * (where the kernel has it) read nothing into the FUSE inode's page cache,
- * FIBMAP has no answer;
- * and the server gets no GETLK, SETLK, SETLKW, IOCTL, READ or BMAP, and no
- * request about nodeid 0 at all.
- * Control: a node the server serves itself sends its lock to the server.
+ * FIBMAP has no answer; and the server gets no GETLK, SETLK, SETLKW, IOCTL,
+ * READ or BMAP, and no request about nodeid 0 at all. Control: a node the
+ * server serves itself sends its lock to the server.
  */
 static int t_backed_node_no_server_requests(void)
 {
