@@ -61,9 +61,10 @@ kernel-debug: deps
 $(VMLINUX): kernel
 
 # --- tests ------------------------------------------------------------------------
-TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c
-TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h
-GUEST_TESTS   := foundation passthrough bpf filters cli harden_srv harden_flt stress fuzz_found events mounts
+TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c tests/lib/tproc.c tests/lib/tctl.c
+TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h tests/lib/tproc.h tests/lib/tctl.h tests/lib/tinsn.h
+GUEST_TESTS   := foundation passthrough bpf filters cli backing server splice verdicts rcu_walk \
+		 mount_flags ids_exec stress fuzz_found events mounts
 TEST_BPF      := basic
 GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
 HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats cli_events cli_conf
@@ -90,7 +91,6 @@ LIBS_passthrough := -luring -laio
 $(BUILD)/tests/guest/passthrough: $(SRCS_passthrough) tests/guest/passthrough.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 SRCS_stress := tests/guest/stress_model.c tests/guest/stress_work.c
 $(BUILD)/tests/guest/stress: $(SRCS_stress) tests/guest/stress.h $(BUILD)/fusebpfctl
-$(BUILD)/tests/guest/stress: TEST_CFLAGS += -Wno-format-truncation
 
 $(BUILD)/tests/guest/%: tests/guest/%.c $(TEST_LIB) $(TEST_LIB_H) $(TEST_BPF:%=$(BUILD)/tests/%.skel.h)
 	$(call msg,CC,$@)
@@ -116,14 +116,22 @@ $(KFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_
 $(BUILD)/tests/guest/bpf: $(BUILD)/tests/kfilter.skel.h $(BUILD)/tests/kfilter_oob.bpf.o tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 $(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
 
-# tests/guest/harden_flt: issue 10's filter and backing-mount cases, with the
-# filter tests/bpf/hfilter.bpf.c (built like kfilter).
+# The suites whose cases run the table server (tests/guest/table_srv.c) and
+# those whose cases mount views with the filter tests/bpf/hfilter.bpf.c
+# (tests/guest/hfilter_view.c; built like kfilter).
+TSRV_SUITES  := backing server splice verdicts mount_flags
+HVIEW_SUITES := verdicts rcu_walk mount_flags ids_exec
 $(BUILD)/tests/hfilter.bpf.o: tests/bpf/hfilter.bpf.c skel/vmlinux.h $(BPF_HEADERS)
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FILTER_CFLAGS) -c $< -o $@
-$(BUILD)/tests/guest/harden_flt: $(BUILD)/tests/hfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
-LIBS_harden_flt := -luring -laio
+$(TSRV_SUITES:%=$(BUILD)/tests/guest/%): tests/guest/table_srv.c tests/guest/table_srv.h \
+	tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+$(HVIEW_SUITES:%=$(BUILD)/tests/guest/%): tests/guest/hfilter_view.c tests/guest/hfilter_view.h \
+	$(BUILD)/tests/hfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+$(foreach s,$(TSRV_SUITES),$(eval SRCS_$(s) += tests/guest/table_srv.c))
+$(foreach s,$(HVIEW_SUITES),$(eval SRCS_$(s) += tests/guest/hfilter_view.c))
+$(foreach s,$(HVIEW_SUITES),$(eval LIBS_$(s) := -luring -laio))
 
 # make fuzz (tests/fuzz/): hostile servers, random verdicts (the filter
 # tests/fuzz/ffilter.bpf.c) and random system calls, in the guest.
@@ -137,7 +145,7 @@ $(FUZZ_BIN): $(FUZZ_SRCS) tests/fuzz/fuzz.h $(BUILD)/tests/ffilter.skel.h $(TEST
 		tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CC) $(TEST_CFLAGS) -Wno-format-truncation -o $@ $(FUZZ_SRCS) $(TEST_LIB) $(LIBBPF_LIBS) -luring -laio
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $(FUZZ_SRCS) $(TEST_LIB) $(LIBBPF_LIBS) -luring -laio
 # fz-id: the set-id helper the fuzzer copies into backing trees (no libc)
 FUZZ_ID := $(BUILD)/tests/fuzz/fz-id
 $(FUZZ_ID): tests/fuzz/fz_id.c

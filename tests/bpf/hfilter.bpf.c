@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The filter of tests/guest/harden_flt.c (issue 10): one program that the
- * test steers per opcode through the cfg map (what the prefilter and the
- * postfilter return, which in args it tries to rewrite) and that reports
- * what it saw in the pre_runs, post_runs, setarg_ret and note maps.
+ * The filter of the guest suites' filtered views (tests/guest/hfilter_view.c):
+ * one program that a case steers per opcode through the cfg map (what the
+ * prefilter and the postfilter return, which in args it tries to rewrite)
+ * and that reports what it saw in the pre_runs, post_runs, setarg_ret and
+ * note maps.
  *
- * The HF_* values and the NOTE_* slots are repeated in harden_flt.c: keep
- * them in step.
+ * The HF_* values and the NOTE_* slots are repeated in hfilter_view.h:
+ * keep them in step.
  */
 #include "fusebpf.h"
 
@@ -240,7 +241,7 @@ static __always_inline int post_uid_post(struct fuse_bpf_ctx *ctx)
 	return 0;
 }
 
-/* HF_EXPIRE: the name's dentry expires at once (patch 46). */
+/* HF_EXPIRE: the name's dentry expires at once. */
 static __always_inline int expire_post(struct fuse_bpf_ctx *ctx)
 {
 	struct fuse_entry_out eo;

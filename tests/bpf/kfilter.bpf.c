@@ -281,7 +281,7 @@ static __always_inline void bump(__u32 slot)
 }
 
 /*
- * review4 (patch 55): FUSE_BPF_NO_ENTRY_FILTER, with a postfilter, in every
+ * FUSE_BPF_NO_ENTRY_FILTER, with a postfilter, in every
  * prefilter verdict. Other operations ignore it; READDIR runs no entry
  * filter (slot 2 counts them: none) but still its postfilter (slot 3).
  * "secret" is hidden from LOOKUP only.
@@ -303,7 +303,7 @@ int no_entries_everywhere(struct fuse_bpf_ctx *ctx)
 	return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER | FUSE_BPF_NO_ENTRY_FILTER;
 }
 
-/* review4 (patch 55): the bit with FUSE_BPF_USER_FILTER is refused (EIO) */
+/* The bit with FUSE_BPF_USER_FILTER is refused (EIO) */
 SEC("fuse")
 int no_entries_user(struct fuse_bpf_ctx *ctx)
 {

@@ -517,10 +517,11 @@ static int fz_backings(void)
 	char img[96];
 	int rc;
 
-	snprintf(e->ext4, sizeof(e->ext4), "%s/ext4", e->dir);
-	snprintf(e->tmpfs, sizeof(e->tmpfs), "%s/tmpfs", e->dir);
-	snprintf(e->spare, sizeof(e->spare), "%s/spare", e->dir);
-	snprintf(img, sizeof(img), "%s/ext4.img", e->dir);
+	if (snprintf(e->ext4, sizeof(e->ext4), "%s/ext4", e->dir) >= (int)sizeof(e->ext4) ||
+	    snprintf(e->tmpfs, sizeof(e->tmpfs), "%s/tmpfs", e->dir) >= (int)sizeof(e->tmpfs) ||
+	    snprintf(e->spare, sizeof(e->spare), "%s/spare", e->dir) >= (int)sizeof(e->spare) ||
+	    snprintf(img, sizeof(img), "%s/ext4.img", e->dir) >= (int)sizeof(img))
+		return -ENAMETOOLONG;
 	if (mkdir(e->dir, 0755) || mkdir(e->ext4, 0777) || mkdir(e->tmpfs, 0777) ||
 	    mkdir(e->spare, 0777))
 		return -errno;
@@ -646,6 +647,22 @@ static bool fz_excluded(enum fz_kind kind)
 	return false;
 }
 
+/* m's mount point, and its backing by its kind; -ENAMETOOLONG when one does not fit. */
+static int fz_mount_paths(const struct fz_epoch *e, struct fz_mount *m, int i, struct fz_rng *r)
+{
+	int n = snprintf(m->path, sizeof(m->path), "%s/m%d", e->dir, i);
+
+	if (n < 0 || (size_t)n >= sizeof(m->path))
+		return -ENAMETOOLONG;
+	n = 0;
+	if (m->kind == FZ_VIEW)
+		n = snprintf(m->backing, sizeof(m->backing), "%s%s", fz_chance(r, 50) ? e->ext4 : e->tmpfs,
+			     fz_chance(r, 20) ? "/sub" : "");
+	else if (m->kind == FZ_STACKED)
+		n = snprintf(m->backing, sizeof(m->backing), "%s", e->m[0].path);
+	return n < 0 || (size_t)n >= sizeof(m->backing) ? -ENAMETOOLONG : 0;
+}
+
 /* Plan and mount the epoch's views. */
 static int fz_mounts(struct fz_rng *r)
 {
@@ -671,12 +688,9 @@ static int fz_mounts(struct fz_rng *r)
 		m->no_daemon = m->kind != FZ_SERVED && fz_chance(r, 30);
 		m->bad_pct = (int[]){ 2, 10, 30, 70 }[fz_below(r, 4)];
 		m->drop_pct = fz_chance(r, 60) ? 0 : (int)fz_below(r, 4);
-		snprintf(m->path, sizeof(m->path), "%s/m%d", e->dir, i);
-		if (m->kind == FZ_VIEW)
-			snprintf(m->backing, sizeof(m->backing), "%s%s", fz_chance(r, 50) ? e->ext4 : e->tmpfs,
-				 fz_chance(r, 20) ? "/sub" : "");
-		else if (m->kind == FZ_STACKED)
-			snprintf(m->backing, sizeof(m->backing), "%s", e->m[0].path);
+		rc = fz_mount_paths(e, m, i, r);
+		if (rc)
+			return rc;
 		snprintf(m->ring->who, sizeof(m->ring->who), "server m%d", i);
 		if (mkdir(m->path, 0777) && errno != EEXIST)
 			return -errno;

@@ -913,7 +913,7 @@ static long wk_rewrite_unpriv(struct wk *w, const char *path, int how, size_t of
 static void wk_oracle_fail(struct wk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void wk_oracle_fail(struct wk *w, const char *fmt, ...)
 {
-	char msg[sizeof(w->e->sh->oracle)];
+	char msg[sizeof(w->e->sh->oracle) - 24];	/* room for "worker %u: " */
 	va_list ap;
 
 	va_start(ap, fmt);

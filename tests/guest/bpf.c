@@ -252,7 +252,7 @@ out:
 }
 
 /*
- * Patch 55: a READDIR prefilter's FUSE_BPF_NO_ENTRY_FILTER sends the page
+ * A READDIR prefilter's FUSE_BPF_NO_ENTRY_FILTER sends the page
  * to the caller without an entry filter run per entry (the filter would
  * drop every entry); LOOKUP is still filtered.
  */
@@ -304,7 +304,7 @@ static int count_and_seek(const char *dir, char *pos_name, size_t cap)
 }
 
 /*
- * review4 (patch 55): NO_ENTRY_FILTER with POST_FILTER in every prefilter
+ * NO_ENTRY_FILTER with POST_FILTER in every prefilter
  * verdict: other operations work as without it (LOOKUP still hides
  * "secret"; create, write, read, mkdir, rename, unlink; RELEASE and
  * RELEASEDIR), a READDIR of several pages, after a seekdir() too, lists

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <libgen.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,61 +21,16 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "tctl.h"
 
-static char ctl_path[2048];	/* build/fusebpfctl */
 static char reject_obj[2048];	/* build/tests/cli_reject.bpf.o */
 static char supp[2048];		/* tests/guest/cli.supp */
 static char objdir[2048];	/* build/tests */
 static char out[1 << 16];	/* the last command's stdout and stderr */
 static char pins[128], state[128], dir[128], mnt[160], back[160];
 
-static bool fuse_bpf(void)
-{
-	char buf[32];
-
-	return read_file("/sys/fs/fuse/features/fuse_bpf", buf, sizeof(buf)) > 0 &&
-	       strncmp(buf, "supported", 9) == 0;
-}
-
-/* Run fusebpfctl with args (a shell fragment); output in out[]; the exit status. */
-static int ctl(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int ctl(const char *fmt, ...)
-{
-	char args[4096], cmd[8400];
-	size_t len = 0;
-	va_list ap;
-	FILE *p;
-	int status;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s 2>&1 %s", ctl_path, args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (len < sizeof(out) - 1) {
-		size_t n = fread(out + len, 1, sizeof(out) - 1 - len, p);
-
-		if (!n)
-			break;
-		len += n;
-	}
-	out[len] = 0;
-	status = pclose(p);
-	printf("$ fusebpfctl %s -> %d\n%s", args, WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static bool mounted(const char *path)
-{
-	char buf[1 << 16], needle[256];
-
-	if (read_file("/proc/mounts", buf, sizeof(buf)) < 0)
-		return false;
-	snprintf(needle, sizeof(needle), " %s ", path);
-	return strstr(buf, needle) != NULL;
-}
+/* fusebpfctl ARGS 2>&1 (see ctl_into()); fmt must be a literal. */
+#define ctl(fmt, ...) ctl_into(out, sizeof(out), "2>&1 " fmt, ##__VA_ARGS__)
 
 static bool pinned(const char *name)
 {
@@ -185,11 +139,10 @@ static int t_userspace_cycle(void)
 	EXPECT(run("test $(tr -d s < %s/spliced | wc -c) = 0 && test $(stat -c %%s %s/spliced) = 65536",
 		   back, back) == 0);
 	/*
-	 * make fuzz, seed 0x8fa59dd982b057c4 epoch 43 (4 December): an O_SYNC
-	 * splice into a served file kept the old order (pipe, then inode) to
-	 * avoid fuse_fsync()'s self-deadlock under patch 51's inode lock, which
-	 * closed patch 51's lock circle again (lockdep, after the splice above
-	 * took inode then pipe). Patch 54 syncs after the splice unlocks.
+	 * An O_SYNC splice into a served file takes the inode, then the pipe,
+	 * as the splice above does, and syncs after it unlocks (fuse_fsync()
+	 * takes the inode lock): in the other order lockdep sees a cycle with
+	 * the splice above, and a sync under the lock deadlocks.
 	 */
 	rc = splice_file(strcat(strcpy(buf, mnt), "/synced"), O_WRONLY | O_CREAT | O_SYNC, 'y', 65536);
 	EXPECT(rc == 65536, "O_SYNC splice into a served file: %s", strerror(-rc));
@@ -616,14 +569,10 @@ static const struct tap_case cases[] = {
 
 int main(int argc, char **argv)
 {
-	char exe[4096], *d;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char d[1900];	/* build/tests/guest */
 
-	if (n <= 0)
+	if (ctl_find(d, sizeof(d)))
 		return 1;
-	exe[n] = 0;
-	d = dirname(exe);	/* build/tests/guest */
-	snprintf(ctl_path, sizeof(ctl_path), "%s/../../fusebpfctl", d);
 	snprintf(reject_obj, sizeof(reject_obj), "%s/../cli_reject.bpf.o", d);
 	snprintf(supp, sizeof(supp), "%s/../../../tests/guest/cli.supp", d);
 	snprintf(objdir, sizeof(objdir), "%s/..", d);

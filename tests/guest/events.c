@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Audit events, per-user exceptions and latency histograms, as a user runs
- * them with fusebpfctl (issue 13): refusals of an unprivileged user seen by
+ * them with fusebpfctl: refusals of an unprivileged user seen by
  * 'fusebpfctl events' (plain, JSON, follow, syslog), the rate limit and the
  * full ring counted, --except-uid/--except-gid on load and changed live,
  * and 'stats --hist' whose counts add up to the stats counts. Each case has
@@ -28,62 +28,16 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "tctl.h"
 
 #define NOBODY 65534
 #define OWNER 1000
 
-static char ctl_path[2048];	/* build/fusebpfctl */
 static char out[1 << 20];	/* the last command's stdout (and stderr, unless split) */
 static char pins[128], state[128], dir[128], mnt[160], back[160];
 
-static bool fuse_bpf(void)
-{
-	char buf[32];
-
-	return read_file("/sys/fs/fuse/features/fuse_bpf", buf, sizeof(buf)) > 0 &&
-	       strncmp(buf, "supported", 9) == 0;
-}
-
-/* Run fusebpfctl with args (a shell fragment, redirections allowed); output in out[]. */
-static int ctl(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int ctl(const char *fmt, ...)
-{
-	char args[4096], cmd[8400];
-	size_t len = 0;
-	va_list ap;
-	FILE *p;
-	int status;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s %s", ctl_path, args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (len < sizeof(out) - 1) {
-		size_t n = fread(out + len, 1, sizeof(out) - 1 - len, p);
-
-		if (!n)
-			break;
-		len += n;
-	}
-	out[len] = 0;
-	status = pclose(p);
-	printf("$ fusebpfctl %s -> %d\n%.4000s%s", args, WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-	       out, len > 4000 ? "...\n" : "");
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static bool mounted(const char *path)
-{
-	char buf[1 << 16], needle[256];
-
-	if (read_file("/proc/mounts", buf, sizeof(buf)) < 0)
-		return false;
-	snprintf(needle, sizeof(needle), " %s ", path);
-	return strstr(buf, needle) != NULL;
-}
+/* fusebpfctl ARGS (see ctl_into()): output in out[]. */
+#define ctl(...) ctl_into(out, sizeof(out), __VA_ARGS__)
 
 /* A fresh environment: pins, state, a backing tree anyone may write, a mountpoint. */
 static int setup(const char *name)
@@ -558,7 +512,7 @@ out:
 /*
  * The owner's lookup makes a positive dentry; it must not serve the owner's
  * verdict to the next caller. hide gives such a name an entry timeout of 0
- * in its LOOKUP postfilter, which the kernel honours (patch 46).
+ * in its LOOKUP postfilter, which the kernel honours.
  */
 static int t_except_hide_dcache(void)
 {
@@ -774,12 +728,9 @@ static const struct tap_case cases[] = {
 
 int main(int argc, char **argv)
 {
-	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char d[1900];	/* build/tests/guest */
 
-	if (n <= 0)
+	if (ctl_find(d, sizeof(d)))
 		return 1;
-	exe[n] = 0;
-	snprintf(ctl_path, sizeof(ctl_path), "%s/../../fusebpfctl", dirname(exe));
 	return tap_main("events", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 }

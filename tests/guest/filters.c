@@ -29,6 +29,7 @@
 #include "fusebpf_maps.h"
 #include "tap.h"
 #include "tfuse.h"
+#include "tinsn.h"
 
 #include "attrs.skel.h"
 #include "denywrite.skel.h"
@@ -1008,29 +1009,8 @@ out:
 #define MM_FUSE_WRITE 16
 #define MM_FUSE_READDIR 28
 #define MM_FUSE_ACCESS 34
-#define MM_GET_ARG 210
-#define MM_SET_ARG 211
 #define MM_MAY_NOT_BLOCK 0x80
 
-/* Raw BPF instructions, as the kernel's <linux/filter.h> spells them */
-#define MI_MOV_REG(d, s) \
-	((struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = d, .src_reg = s })
-#define MI_MOV_IMM(d, i) \
-	((struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = d, .imm = i })
-#define MI_ALU_IMM(op, d, i) \
-	((struct bpf_insn){ .code = BPF_ALU64 | (op) | BPF_K, .dst_reg = d, .imm = i })
-#define MI_ALU_REG(op, d, s) \
-	((struct bpf_insn){ .code = BPF_ALU64 | (op) | BPF_X, .dst_reg = d, .src_reg = s })
-#define MI_LDX(sz, d, s, o) \
-	((struct bpf_insn){ .code = BPF_LDX | BPF_MEM | (sz), .dst_reg = d, .src_reg = s, .off = o })
-#define MI_STX(sz, d, s, o) \
-	((struct bpf_insn){ .code = BPF_STX | BPF_MEM | (sz), .dst_reg = d, .src_reg = s, .off = o })
-#define MI_JMP_IMM(op, d, i, o) \
-	((struct bpf_insn){ .code = BPF_JMP | (op) | BPF_K, .dst_reg = d, .off = o, .imm = i })
-#define MI_JMP_REG(op, d, s, o) \
-	((struct bpf_insn){ .code = BPF_JMP | (op) | BPF_X, .dst_reg = d, .src_reg = s, .off = o })
-#define MI_CALL(id) ((struct bpf_insn){ .code = BPF_JMP | BPF_CALL, .imm = id })
-#define MI_EXIT() ((struct bpf_insn){ .code = BPF_JMP | BPF_EXIT })
 
 static int load_raw(const char *name, const struct bpf_insn *insns, size_t n)
 {
@@ -1051,28 +1031,28 @@ static int load_raw(const char *name, const struct bpf_insn *insns, size_t n)
 static int load_range_filter(void)
 {
 	const struct bpf_insn p[] = {
-		MI_MOV_REG(6, 1),
-		MI_LDX(BPF_W, 7, 6, 8),				/* ctx->opcode */
-		MI_MOV_IMM(8, 4096),
-		MI_MOV_IMM(9, -EPERM),
-		MI_JMP_IMM(BPF_JEQ, 7, MM_FUSE_WRITE | MM_PREFILTER, 3),
-		MI_MOV_IMM(8, 8192),
-		MI_MOV_IMM(9, -EACCES),
-		MI_JMP_IMM(BPF_JNE, 7, MM_FUSE_READ | MM_PREFILTER, 10),
-		MI_MOV_REG(1, 6),
-		MI_MOV_IMM(2, 0),
-		MI_MOV_REG(3, 10),
-		MI_ALU_IMM(BPF_ADD, 3, -40),
-		MI_MOV_IMM(4, 40),
-		MI_CALL(MM_GET_ARG),				/* in 0, 40 bytes */
-		MI_LDX(BPF_DW, 1, 10, -32),			/* offset */
-		MI_LDX(BPF_W, 2, 10, -24),			/* size */
-		MI_ALU_REG(BPF_ADD, 1, 2),
-		MI_JMP_REG(BPF_JGT, 1, 8, 2),
-		MI_MOV_IMM(0, 0),
-		MI_EXIT(),
-		MI_MOV_REG(0, 9),
-		MI_EXIT(),
+		BPF_MOV64_REG(6, 1),
+		BPF_LDX_MEM(BPF_W, 7, 6, 8),				/* ctx->opcode */
+		BPF_MOV64_IMM(8, 4096),
+		BPF_MOV64_IMM(9, -EPERM),
+		BPF_JMP_IMM(BPF_JEQ, 7, MM_FUSE_WRITE | MM_PREFILTER, 3),
+		BPF_MOV64_IMM(8, 8192),
+		BPF_MOV64_IMM(9, -EACCES),
+		BPF_JMP_IMM(BPF_JNE, 7, MM_FUSE_READ | MM_PREFILTER, 10),
+		BPF_MOV64_REG(1, 6),
+		BPF_MOV64_IMM(2, 0),
+		BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -40),
+		BPF_MOV64_IMM(4, 40),
+		BPF_CALL_HELPER(BPF_FUNC_fuse_get_arg),				/* in 0, 40 bytes */
+		BPF_LDX_MEM(BPF_DW, 1, 10, -32),			/* offset */
+		BPF_LDX_MEM(BPF_W, 2, 10, -24),			/* size */
+		BPF_ALU64_REG(BPF_ADD, 1, 2),
+		BPF_JMP_REG(BPF_JGT, 1, 8, 2),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
+		BPF_MOV64_REG(0, 9),
+		BPF_EXIT_INSN(),
 	};
 
 	return load_raw("mm_range", p, sizeof(p) / sizeof(p[0]));
@@ -1087,6 +1067,69 @@ static int put_abc(const struct fbm *m)
 	memset(buf + 4096, 'b', 4096);
 	memset(buf + 8192, 'c', 4096);
 	return write_file(bpath(m, "f"), buf, sizeof(buf));
+}
+
+/* A mapping case's view: fbm m filtered by prog, with one file open (fd). */
+struct mm_view {
+	struct fbm m;
+	int prog, fd;
+};
+
+#define MM_VIEW_INIT { .m = FBM_INIT, .prog = -1, .fd = -1 }
+
+/*
+ * The backing tree made by put, the view filtered by prog (a program fd or
+ * -errno; mm_view_fini() closes it) mounted, and name opened with flags in
+ * v->fd: 0, or -1 with what failed printed.
+ */
+static int mm_view_open(struct mm_view *v, int (*put)(const struct fbm *), int prog,
+			const char *name, int flags)
+{
+	v->prog = prog;
+	if (fbm_init(&v->m) || put(&v->m)) {
+		printf("the backing tree: %s\n", strerror(errno));
+		return -1;
+	}
+	if (prog < 0)
+		return -1;	/* load_raw() said why */
+	if (fbm_mount(&v->m, prog)) {
+		printf("mount: %s\n", strerror(errno));
+		return -1;
+	}
+	v->fd = open(path(&v->m, name), flags);
+	if (v->fd < 0) {
+		printf("open %s: %s\n", name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void mm_view_fini(struct mm_view *v)
+{
+	if (v->fd >= 0)
+		close(v->fd);
+	fbm_fini(&v->m);
+	if (v->prog >= 0)
+		close(v->prog);
+}
+
+/* f: n pages of 'a' */
+static int put_a_pages(const struct fbm *m, size_t n)
+{
+	static char buf[4 * 4096];
+
+	memset(buf, 'a', sizeof(buf));
+	return write_file(bpath(m, "f"), buf, n * 4096);
+}
+
+static int put_a_page(const struct fbm *m)
+{
+	return put_a_pages(m, 1);
+}
+
+static int put_a_4pages(const struct fbm *m)
+{
+	return put_a_pages(m, 4);
 }
 
 /* The backing file's byte at @off */
@@ -1109,22 +1152,17 @@ static int back_byte(const struct fbm *m, off_t off)
  */
 static int t_mmap_write_whole_file(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err;
+	struct mm_view v = MM_VIEW_INIT;
 	char *p = MAP_FAILED, *q;
 	size_t len = 4096;
 
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0 && put_abc(&m) == 0);
-	prog = load_range_filter();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "f"), O_RDWR);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	EXPECT(pwrite(fd, "A", 1, 0) == 1, "pwrite at 0: %s", strerror(errno));
-	EXPECT(ERR_OF(pwrite(fd, "B", 1, 4096)) == EPERM, "pwrite at 4096");
+	EXPECT(mm_view_open(&v, put_abc, load_range_filter(), "f", O_RDWR) == 0);
+	EXPECT(pwrite(v.fd, "A", 1, 0) == 1, "pwrite at 0: %s", strerror(errno));
+	EXPECT(ERR_OF(pwrite(v.fd, "B", 1, 4096)) == EPERM, "pwrite at 4096");
 
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, v.fd, 0);
 	err = p == MAP_FAILED ? errno : 0;
 	printf("# mmap(PROT_WRITE, MAP_SHARED) of page 0: %s\n", strerror(err));
 	if (p != MAP_FAILED) {
@@ -1145,19 +1183,15 @@ static int t_mmap_write_whole_file(void)
 		munmap(p, len);
 		p = MAP_FAILED;
 	}
-	EXPECT(back_byte(&m, 4096) == 'b', "page 1 written through a mapping: %c",
-	       back_byte(&m, 4096));
-	EXPECT(back_byte(&m, 8192) == 'c', "page 2 written through a mapping: %c",
-	       back_byte(&m, 8192));
+	EXPECT(back_byte(&v.m, 4096) == 'b', "page 1 written through a mapping: %c",
+	       back_byte(&v.m, 4096));
+	EXPECT(back_byte(&v.m, 8192) == 'c', "page 2 written through a mapping: %c",
+	       back_byte(&v.m, 8192));
 	EXPECT(err == EPERM, "mmap(PROT_WRITE, MAP_SHARED) asks for the whole file: %s",
 	       strerror(err));
 	ret = TAP_OK;
 out:
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
@@ -1167,18 +1201,13 @@ out:
  */
 static int t_mmap_refused_stays_readonly(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err, perr;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err, perr;
+	struct mm_view v = MM_VIEW_INIT;
 	char *p = MAP_FAILED;
 
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0 && put_abc(&m) == 0);
-	prog = load_range_filter();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "f"), O_RDWR);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 4096);
+	EXPECT(mm_view_open(&v, put_abc, load_range_filter(), "f", O_RDWR) == 0);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, v.fd, 4096);
 	EXPECT(p != MAP_FAILED, "mmap(PROT_READ, MAP_SHARED) of page 1: %s", strerror(errno));
 	EXPECT(p[0] == 'b');
 	EXPECT(ERR_OF(mprotect(p, 4096, PROT_READ | PROT_WRITE)) == EACCES, "mprotect");
@@ -1190,53 +1219,44 @@ static int t_mmap_refused_stays_readonly(void)
 		p[0] = 'Z';
 		msync(p, 4096, MS_SYNC);
 	}
-	EXPECT(back_byte(&m, 4096) == 'b', "written through a read-only mapping: %c",
-	       back_byte(&m, 4096));
+	EXPECT(back_byte(&v.m, 4096) == 'b', "written through a read-only mapping: %c",
+	       back_byte(&v.m, 4096));
 	EXPECT(err == EINVAL, "remap_file_pages: %s", strerror(err));
 	EXPECT(perr == EACCES, "mprotect after remap_file_pages: %s", strerror(perr));
 	ret = TAP_OK;
 out:
 	if (p != MAP_FAILED)
 		munmap(p, 4096);
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
 /*
  * A mapping should ask the READ prefilter for all it can reach (the filter
- * lets reads below 8192 only). It does not: patch 66's first version asked
- * about the range and kept private mappings from growing, which made them
- * VM_SPECIAL (no mlock, THP or merging on any filtered view) and could not
+ * lets reads below 8192 only). It does not: asking about the range would
+ * mean keeping private mappings from growing, which makes them VM_SPECIAL
+ * (no mlock, THP or merging on any filtered view), and the ask cannot
  * describe more than 4 GiB; TODO until the READ ask can say "whole file".
  */
 static int t_mmap_read_range(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err, gerr;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err, gerr;
+	struct mm_view v = MM_VIEW_INIT;
 	char buf[16], *p = MAP_FAILED, *q;
 	size_t len = 4096;
 
 	TODO("a mapping's reads don't ask the READ filter (docs/filters.md, reads that are not read())");
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0 && put_abc(&m) == 0);
-	prog = load_range_filter();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "f"), O_RDONLY);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	EXPECT(pread(fd, buf, 1, 4096) == 1 && buf[0] == 'b');
-	EXPECT(ERR_OF(pread(fd, buf, 1, 8192)) == EACCES, "pread at 8192");
+	EXPECT(mm_view_open(&v, put_abc, load_range_filter(), "f", O_RDONLY) == 0);
+	EXPECT(pread(v.fd, buf, 1, 4096) == 1 && buf[0] == 'b');
+	EXPECT(ERR_OF(pread(v.fd, buf, 1, 8192)) == EACCES, "pread at 8192");
 
-	q = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 8192);
+	q = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, v.fd, 8192);
 	err = q == MAP_FAILED ? errno : 0;
 	printf("# mmap of page 2: %s%s\n", strerror(err), err ? "" : (q[0] == 'c' ? ", reads c" : ""));
 	if (q != MAP_FAILED)
 		munmap(q, 4096);
-	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 4096);
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, v.fd, 4096);
 	EXPECT(p != MAP_FAILED, "mmap of page 1: %s", strerror(errno));
 	EXPECT(p[0] == 'b');
 	q = mremap(p, len, 2 * len, MREMAP_MAYMOVE);
@@ -1249,17 +1269,13 @@ static int t_mmap_read_range(void)
 	}
 	EXPECT(err == EACCES, "mmap of page 2: %s", strerror(err));
 	EXPECT(gerr == EFAULT, "mremap: %s", strerror(gerr));
-	q = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 4096);
+	q = mmap(NULL, 8192, PROT_READ, MAP_SHARED, v.fd, 4096);
 	EXPECT(q == MAP_FAILED && errno == EACCES, "mmap of pages 1-2: %s", strerror(errno));
 	ret = TAP_OK;
 out:
 	if (p != MAP_FAILED)
 		munmap(p, len);
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
@@ -1267,26 +1283,26 @@ out:
 static int t_access_may_not_block(void)
 {
 	const struct bpf_insn p[] = {
-		MI_MOV_REG(6, 1),
-		MI_LDX(BPF_W, 7, 6, 8),
-		MI_JMP_IMM(BPF_JNE, 7, MM_FUSE_ACCESS | MM_PREFILTER, 15),
-		MI_MOV_REG(1, 6),
-		MI_MOV_IMM(2, 0),
-		MI_MOV_REG(3, 10),
-		MI_ALU_IMM(BPF_ADD, 3, -8),
-		MI_MOV_IMM(4, 8),
-		MI_CALL(MM_GET_ARG),				/* fuse_access_in */
-		MI_LDX(BPF_W, 1, 10, -8),
-		MI_ALU_IMM(BPF_OR, 1, MM_MAY_NOT_BLOCK),
-		MI_STX(BPF_W, 10, 1, -8),
-		MI_MOV_REG(1, 6),
-		MI_MOV_IMM(2, 0),
-		MI_MOV_REG(3, 10),
-		MI_ALU_IMM(BPF_ADD, 3, -8),
-		MI_MOV_IMM(4, 8),
-		MI_CALL(MM_SET_ARG),
-		MI_MOV_IMM(0, 0),
-		MI_EXIT(),
+		BPF_MOV64_REG(6, 1),
+		BPF_LDX_MEM(BPF_W, 7, 6, 8),
+		BPF_JMP_IMM(BPF_JNE, 7, MM_FUSE_ACCESS | MM_PREFILTER, 15),
+		BPF_MOV64_REG(1, 6),
+		BPF_MOV64_IMM(2, 0),
+		BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -8),
+		BPF_MOV64_IMM(4, 8),
+		BPF_CALL_HELPER(BPF_FUNC_fuse_get_arg),				/* fuse_access_in */
+		BPF_LDX_MEM(BPF_W, 1, 10, -8),
+		BPF_ALU64_IMM(BPF_OR, 1, MM_MAY_NOT_BLOCK),
+		BPF_STX_MEM(BPF_W, 10, 1, -8),
+		BPF_MOV64_REG(1, 6),
+		BPF_MOV64_IMM(2, 0),
+		BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -8),
+		BPF_MOV64_IMM(4, 8),
+		BPF_CALL_HELPER(BPF_FUNC_fuse_set_arg),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
 	};
 	int ret = TAP_FAIL, prog = -1, err;
 	struct fbm m = FBM_INIT;
@@ -1376,12 +1392,12 @@ static int long_name_server(int fd, struct tfuse_req *req, void *ctx)
 static int t_readdir_long_name(void)
 {
 	const struct bpf_insn p[] = {
-		MI_LDX(BPF_W, 0, 1, 8),
-		MI_JMP_IMM(BPF_JNE, 0, MM_FUSE_READDIR | MM_ENTRYFILTER, 2),
-		MI_MOV_IMM(0, MM_DROP_ENTRY),			/* every entry */
-		MI_EXIT(),
-		MI_MOV_IMM(0, 0),
-		MI_EXIT(),
+		BPF_LDX_MEM(BPF_W, 0, 1, 8),
+		BPF_JMP_IMM(BPF_JNE, 0, MM_FUSE_READDIR | MM_ENTRYFILTER, 2),
+		BPF_MOV64_IMM(0, MM_DROP_ENTRY),			/* every entry */
+		BPF_EXIT_INSN(),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
 	};
 	char fback[] = "/tmp/fb-lback-XXXXXX";
 	int ret = TAP_FAIL, prog = -1, sfd = -1, n = 0, longest = 0;
@@ -1788,7 +1804,7 @@ static int t_create_races_exchange_with_dir(void)
 	struct fbm m = FBM_INIT;
 	char mnt2[] = "/tmp/fb-mnt2-XXXXXX", opts[64], x[128], n[128], up[128], d[128];
 	int ret = TAP_FAIL, prog = -1, v2 = -1, dfd = -1, fd, tries = 0, opened = 0;
-	const struct bpf_insn allow[] = { MI_MOV_IMM(0, 0), MI_EXIT() };
+	const struct bpf_insn allow[] = { BPF_MOV64_IMM(0, 0), BPF_EXIT_INSN() };
 	volatile int *stop = MAP_FAILED;
 	bool made2 = false;
 	pid_t child = -1;
@@ -1855,7 +1871,7 @@ out:
 	return ret;
 }
 
-/* --- mappings against read() and fallocate() (the review of patch 66) ---------- */
+/* --- mappings against read() and fallocate() ------------------------------------- */
 
 #define MM_FUSE_FALLOCATE 43
 
@@ -1867,25 +1883,25 @@ out:
 static int load_read_below(int shift)
 {
 	const struct bpf_insn p[] = {
-		MI_MOV_REG(6, 1),
-		MI_LDX(BPF_W, 7, 6, 8),				/* ctx->opcode */
-		MI_JMP_IMM(BPF_JNE, 7, MM_FUSE_READ | MM_PREFILTER, 12),
-		MI_MOV_REG(1, 6),
-		MI_MOV_IMM(2, 0),
-		MI_MOV_REG(3, 10),
-		MI_ALU_IMM(BPF_ADD, 3, -40),
-		MI_MOV_IMM(4, 40),
-		MI_CALL(MM_GET_ARG),				/* in 0, 40 bytes */
-		MI_LDX(BPF_DW, 1, 10, -32),			/* offset */
-		MI_LDX(BPF_W, 2, 10, -24),			/* size */
-		MI_ALU_REG(BPF_ADD, 1, 2),
-		MI_MOV_IMM(8, 1),
-		MI_ALU_IMM(BPF_LSH, 8, shift),
-		MI_JMP_REG(BPF_JGT, 1, 8, 2),
-		MI_MOV_IMM(0, 0),
-		MI_EXIT(),
-		MI_MOV_IMM(0, -EACCES),
-		MI_EXIT(),
+		BPF_MOV64_REG(6, 1),
+		BPF_LDX_MEM(BPF_W, 7, 6, 8),				/* ctx->opcode */
+		BPF_JMP_IMM(BPF_JNE, 7, MM_FUSE_READ | MM_PREFILTER, 12),
+		BPF_MOV64_REG(1, 6),
+		BPF_MOV64_IMM(2, 0),
+		BPF_MOV64_REG(3, 10),
+		BPF_ALU64_IMM(BPF_ADD, 3, -40),
+		BPF_MOV64_IMM(4, 40),
+		BPF_CALL_HELPER(BPF_FUNC_fuse_get_arg),				/* in 0, 40 bytes */
+		BPF_LDX_MEM(BPF_DW, 1, 10, -32),			/* offset */
+		BPF_LDX_MEM(BPF_W, 2, 10, -24),			/* size */
+		BPF_ALU64_REG(BPF_ADD, 1, 2),
+		BPF_MOV64_IMM(8, 1),
+		BPF_ALU64_IMM(BPF_LSH, 8, shift),
+		BPF_JMP_REG(BPF_JGT, 1, 8, 2),
+		BPF_MOV64_IMM(0, 0),
+		BPF_EXIT_INSN(),
+		BPF_MOV64_IMM(0, -EACCES),
+		BPF_EXIT_INSN(),
 	};
 
 	return load_raw("rv_read4g", p, sizeof(p) / sizeof(p[0]));
@@ -1895,11 +1911,11 @@ static int load_read_below(int shift)
 static int load_no_fallocate(void)
 {
 	const struct bpf_insn p[] = {
-		MI_LDX(BPF_W, 7, 1, 8),				/* ctx->opcode */
-		MI_MOV_IMM(0, 0),
-		MI_JMP_IMM(BPF_JNE, 7, MM_FUSE_FALLOCATE | MM_PREFILTER, 1),
-		MI_MOV_IMM(0, -EPERM),
-		MI_EXIT(),
+		BPF_LDX_MEM(BPF_W, 7, 1, 8),				/* ctx->opcode */
+		BPF_MOV64_IMM(0, 0),
+		BPF_JMP_IMM(BPF_JNE, 7, MM_FUSE_FALLOCATE | MM_PREFILTER, 1),
+		BPF_MOV64_IMM(0, -EPERM),
+		BPF_EXIT_INSN(),
 	};
 
 	return load_raw("rv_nofalloc", p, sizeof(p) / sizeof(p[0]));
@@ -1934,23 +1950,18 @@ static int put_big(const struct fbm *m)
  */
 static int t_private_mapping_over_4g(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err;
+	struct mm_view v = MM_VIEW_INIT;
 	size_t len = SECRET_OFF + 4096;
 	char buf[8] = "", *p = MAP_FAILED;
 
 	TODO("a mapping's reads don't ask the READ filter (docs/filters.md, reads that are not read())");
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0 && put_big(&m) == 0);
-	prog = load_read_below_4g();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "big"), O_RDONLY);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	EXPECT(pread(fd, buf, 3, 0) == 3 && !memcmp(buf, "low", 3), "pread at 0");
-	EXPECT(ERR_OF(pread(fd, buf, 6, SECRET_OFF)) == EACCES, "pread at 5 GiB is refused");
+	EXPECT(mm_view_open(&v, put_big, load_read_below_4g(), "big", O_RDONLY) == 0);
+	EXPECT(pread(v.fd, buf, 3, 0) == 3 && !memcmp(buf, "low", 3), "pread at 0");
+	EXPECT(ERR_OF(pread(v.fd, buf, 6, SECRET_OFF)) == EACCES, "pread at 5 GiB is refused");
 
-	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, v.fd, 0);
 	err = p == MAP_FAILED ? errno : 0;
 	printf("# mmap(PROT_READ, MAP_PRIVATE) of 5 GiB + 4096 at 0: %s\n",
 	       err ? strerror(err) : "done");
@@ -1962,11 +1973,7 @@ static int t_private_mapping_over_4g(void)
 out:
 	if (p != MAP_FAILED)
 		munmap(p, len);
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
@@ -1978,19 +1985,14 @@ out:
  */
 static int t_shared_remap_over_4g(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err = 0;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err = 0;
+	struct mm_view v = MM_VIEW_INIT;
 	char *p = MAP_FAILED;
 
 	TODO("a mapping's reads don't ask the READ filter (docs/filters.md, reads that are not read())");
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0 && put_big(&m) == 0);
-	prog = load_read_below_4g();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "big"), O_RDWR);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	EXPECT(mm_view_open(&v, put_big, load_read_below_4g(), "big", O_RDWR) == 0);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, v.fd, 0);
 	EXPECT(p != MAP_FAILED, "mmap page 0 shared: %s", strerror(errno));
 	err = ERR_OF(remap_file_pages(p, 4096, 0, SECRET_OFF / 4096, 0));
 	printf("# remap_file_pages to 5 GiB: %s\n", err ? strerror(err) : "done");
@@ -2001,11 +2003,7 @@ static int t_shared_remap_over_4g(void)
 out:
 	if (p != MAP_FAILED)
 		munmap(p, 4096);
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
@@ -2016,24 +2014,17 @@ out:
  */
 static int t_madv_remove_punches(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err, bfd = -1;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err, bfd = -1;
+	struct mm_view v = MM_VIEW_INIT;
 	char *p = MAP_FAILED, buf[4096];
 	struct stat st;
 
 	TODO("madvise(MADV_REMOVE) punches the backing file without the FALLOCATE filter");
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0);
-	memset(buf, 'a', sizeof(buf));
-	EXPECT(write_file(bpath(&m, "f"), buf, sizeof(buf)) == 0);
-	prog = load_no_fallocate();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "f"), O_RDWR);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	EXPECT(ERR_OF(fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096)) == EPERM,
+	EXPECT(mm_view_open(&v, put_a_page, load_no_fallocate(), "f", O_RDWR) == 0);
+	EXPECT(ERR_OF(fallocate(v.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096)) == EPERM,
 	       "fallocate(PUNCH_HOLE) through the view is refused");
-	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, v.fd, 0);
 	EXPECT(p != MAP_FAILED, "mmap: %s", strerror(errno));
 	p[0] = 'b';
 	msync(p, 4096, MS_SYNC);
@@ -2045,7 +2036,7 @@ static int t_madv_remove_punches(void)
 		goto out;
 	}
 	printf("# madvise(MADV_REMOVE): %s\n", err ? strerror(err) : "done");
-	bfd = open(bpath(&m, "f"), O_RDONLY);
+	bfd = open(bpath(&v.m, "f"), O_RDONLY);
 	EXPECT(bfd >= 0 && pread(bfd, buf, 1, 0) == 1 && fstat(bfd, &st) == 0);
 	printf("# backing byte 0 now %#x, %lld blocks\n", buf[0], (long long)st.st_blocks);
 	EXPECT(err && buf[0] == 'b', "MADV_REMOVE punched the hole fallocate() may not: %s",
@@ -2056,11 +2047,7 @@ out:
 		munmap(p, 4096);
 	if (bfd >= 0)
 		close(bfd);
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
@@ -2073,24 +2060,20 @@ out:
  */
 static int t_shared_ro_mapping_of_rdwr(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err;
-	struct fbm m = FBM_INIT;
+	int ret = TAP_FAIL, err;
+	struct mm_view v = MM_VIEW_INIT;
 	char *p = MAP_FAILED;
 
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0 && put_big(&m) == 0);
-	prog = load_read_below(13);	/* reads below 8192 */
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "big"), O_RDONLY);
-	EXPECT(fd >= 0);
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	/* reads below 8192 */
+	EXPECT(mm_view_open(&v, put_big, load_read_below(13), "big", O_RDONLY) == 0);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, v.fd, 0);
 	EXPECT(p != MAP_FAILED, "O_RDONLY: %s", strerror(errno));
 	munmap(p, 4096);
-	close(fd);
-	fd = open(path(&m, "big"), O_RDWR);
-	EXPECT(fd >= 0);
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+	close(v.fd);
+	v.fd = open(path(&v.m, "big"), O_RDWR);
+	EXPECT(v.fd >= 0);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, v.fd, 0);
 	err = p == MAP_FAILED ? errno : 0;
 	printf("# O_RDWR, PROT_READ MAP_SHARED of page 0: %s\n", err ? strerror(err) : "done");
 	EXPECT(!err, "page 0 reads with read() but can't be mapped shared: %s", strerror(err));
@@ -2098,11 +2081,7 @@ static int t_shared_ro_mapping_of_rdwr(void)
 out:
 	if (p != MAP_FAILED)
 		munmap(p, 4096);
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	mm_view_fini(&v);
 	return ret;
 }
 
@@ -2129,24 +2108,18 @@ static long vm_locked_kb(void)
  */
 static int t_mlock_on_allow_all_filter(void)
 {
-	int ret = TAP_FAIL, prog = -1, fd = -1, err;
-	struct fbm m = FBM_INIT;
-	char *p = MAP_FAILED, buf[4 * 4096];
+	int ret = TAP_FAIL, err;
+	struct mm_view v = MM_VIEW_INIT;
+	char *p = MAP_FAILED;
+	size_t len = 4 * 4096;
 	long before, after;
 
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0);
-	memset(buf, 'a', sizeof(buf));
-	EXPECT(write_file(bpath(&m, "f"), buf, sizeof(buf)) == 0);
-	prog = load_no_fallocate();
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
-	fd = open(path(&m, "f"), O_RDONLY);
-	EXPECT(fd >= 0, "open: %s", strerror(errno));
-	p = mmap(NULL, sizeof(buf), PROT_READ, MAP_PRIVATE, fd, 0);
+	EXPECT(mm_view_open(&v, put_a_4pages, load_no_fallocate(), "f", O_RDONLY) == 0);
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, v.fd, 0);
 	EXPECT(p != MAP_FAILED, "mmap: %s", strerror(errno));
 	before = vm_locked_kb();
-	err = ERR_OF(mlock(p, sizeof(buf)));
+	err = ERR_OF(mlock(p, len));
 	after = vm_locked_kb();
 	printf("# mlock of 16 kB: %s; VmLck %ld -> %ld kB\n", err ? strerror(err) : "0",
 	       before, after);
@@ -2154,12 +2127,8 @@ static int t_mlock_on_allow_all_filter(void)
 	ret = TAP_OK;
 out:
 	if (p != MAP_FAILED)
-		munmap(p, sizeof(buf));
-	if (fd >= 0)
-		close(fd);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+		munmap(p, len);
+	mm_view_fini(&v);
 	return ret;
 }
 

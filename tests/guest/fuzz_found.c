@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What make fuzz found (issue 11), each reduced to a small deterministic
- * case: the operation, then the kernel log since the case began must be
+ * Lock orders of stacked views that make fuzz exercised, each reduced to a
+ * small deterministic case (docs/testing.md lists the runs): the operation, then the kernel log since the case began must be
  * free of reports (tests/kernel-log-check.sh's patterns: lockdep, KASAN,
  * WARNING, ...). A bug that is still open is a TAP TODO (TODO() of tap.h)
  * and is not triggered by default (a lockdep report would switch lockdep off for
@@ -145,12 +145,11 @@ static __attribute__((unused)) bool open_bug_runs(void)
 /* --- the cases ------------------------------------------------------------------------ */
 
 /*
- * fuzz seed 0x3 epoch 3 (fuzz.KERNEL.md, bug 1): a create in a view stacked
- * on a view takes sb_writers of both FUSE superblocks, one lock class:
- * lockdep "possible recursive locking detected" (mnt_want_write() in
- * fuse_lock_backing_parent() under path_openat()'s). Fixed by patch 48
- * (lock classes per stack depth), which covers renames across directories
- * (s_vfs_rename_mutex of both) too.
+ * A create in a view stacked on a view takes sb_writers of both FUSE
+ * superblocks (mnt_want_write() in fuse_lock_backing_parent() under
+ * path_openat()'s), and a rename across directories s_vfs_rename_mutex of
+ * both: each stack depth needs a lock class of its own, or lockdep reports
+ * "possible recursive locking detected".
  */
 static int t_stacked_view_create(void)
 {
@@ -187,13 +186,13 @@ out:
 }
 
 /*
- * make fuzz, seed 0x28c4402c2109bd05 epoch 28 (bug 3): lockdep "possible
- * circular locking dependency" in a splice into a view stacked on a view.
- * The outer view spliced into its backing file, the inner view's, with
- * iter_file_splice_write(): the pipe's lock, then the inner FUSE inode's in
- * its write path; while a truncate through the inner view holds that inode
- * and takes the backing's freeze protection, and a splice into the backing
- * holds that and takes the pipe's lock. Fixed by patch 52: a backed splice
+ * A splice into a view stacked on a view must not close a cycle of locks
+ * (lockdep "possible circular locking dependency"). Were the outer view to
+ * splice into its backing file, the inner view's, with
+ * iter_file_splice_write(), it would take the pipe's lock, then the inner
+ * FUSE inode's in its write path; while a truncate through the inner view
+ * holds that inode and takes the backing's freeze protection, and a splice
+ * into the backing holds that and takes the pipe's lock. A backed splice
  * goes through the backing file's own splice_write, which for a FUSE file
  * locks the inode before the pipe.
  */

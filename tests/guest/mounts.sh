@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Views set up the system's way (issue 13), as an administrator does it, from
+# Views set up the system's way, as an administrator does it, from
 # the tree `make install` put in build/tests/stage (DESTDIR, PREFIX=/usr/local):
 # mount(8) and an fstab line through /sbin/mount.fusebpf, umount, findmnt, the
 # configuration in /etc/fusebpf/filters.d and `fusebpfctl apply`. The guest's

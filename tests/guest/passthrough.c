@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuse-bpf passthrough (issue 3): a FUSE server backs the root's children with
+ * fuse-bpf passthrough: a FUSE server backs the root's children with
  * fds of a backing filesystem; from then on the kernel does everything on the
  * backing objects and the server sees nothing. The operation cases are in
  * passthrough_ops.c; here are the protocol, the bad replies, root_dir and
@@ -251,10 +251,10 @@ static long long back_free_inodes(const char *back)
  * A file that the server backed in a directory of its own (not backed: the
  * server gets the UNLINK) and removes from the backing filesystem at an
  * unlink through the view gives its blocks back at once, as through a
- * backed directory (remove_frees_space). Before patch 58, d_delete() left
- * the FUSE dentry negative and cached, still holding the backing dentry that
- * the server's unlinkat() could only unhash, and so the backing inode, until
- * the name was looked up again or the dcache was pruned (review6).
+ * backed directory (remove_frees_space). If d_delete() left the FUSE
+ * dentry negative and cached, it would still hold the backing dentry that
+ * the server's unlinkat() can only unhash, and so the backing inode, until
+ * the name was looked up again or the dcache was pruned.
  */
 static int t_server_unlink_frees_space(void)
 {
@@ -294,7 +294,8 @@ out:
  * as remove_dir_frees_inode checks for a backed parent. On ext4, which caches
  * negative dentries: the FUSE negative child holds its backing dentry, which
  * the server's rmdir() can therefore not prune, and which then stays cached
- * with its removed parent once the VFS prunes the FUSE child (review7).
+ * with its removed parent once the VFS prunes the FUSE child, unless the
+ * kernel prunes the backing child too.
  */
 static int t_server_rmdir_frees_inode(void)
 {
@@ -522,7 +523,7 @@ static int mount_no_daemon(const char *mnt, const char *dir, const char *extra)
 /*
  * tmpfs (depth 0) <- A (1) <- B (2) <- C (3): C exceeds
  * FILESYSTEM_MAX_STACK_DEPTH, as a root_dir mount and as a lookup reply
- * (ELOOP, issue 10). A connection's depth is fixed at mount time, and a
+ * (ELOOP). A connection's depth is fixed at mount time, and a
  * backing must be strictly shallower: the served mount has stack_depth=2,
  * so a backing fd in A (depth 1) is fine and one in B (depth 2) is not.
  */
@@ -603,11 +604,11 @@ out:
  * A view stacked on a view (B over A over ext4): a directory removed through
  * B gives its ext4 inode back at once, as through A alone
  * (remove_dir_frees_inode), even after a missing name was looked up in it.
- * Patch 58 prunes each level's children from inside its own ->rmdir(): A's
- * runs inside B's backing vfs_rmdir(), while B's negative child still holds
- * A's, which holds ext4's; B's prune then frees A's child, whose ext4 child
- * stayed cached (ext4 keeps negative dentries) with its removed parent, and
- * nobody pruned that (review9 finding 2); now the prune goes down the stack.
+ * Each level prunes its children from inside its own ->rmdir(): A's runs
+ * inside B's backing vfs_rmdir(), while B's negative child still holds A's,
+ * which holds ext4's; B's prune then frees A's child, whose ext4 child
+ * would stay cached (ext4 keeps negative dentries) with its removed parent
+ * if nobody pruned it: the prune must go down the stack.
  */
 static int t_stacked_rmdir_frees_inode(void)
 {

@@ -724,8 +724,8 @@ int pt_backing_free(const char *b, long long *bytes, long long *inodes)
 
 /*
  * A file removed through the view gives its blocks and inode back at once,
- * as it does natively: its cached FUSE dentry must not keep the backing one
- * (patch 58). An open one gives them back at its last close.
+ * as it does natively: its cached FUSE dentry must not keep the backing
+ * one. An open one gives them back at its last close.
  */
 int op_remove_frees_space(struct pt_env *e)
 {
@@ -819,8 +819,8 @@ out:
  * the kernel found in a notification, or through another view of the same
  * directory) gives its blocks back at once too, as on a bind mount, even when
  * the view has looked it up: the view's unused cached dentry holds the backing
- * one until the name is walked again or the dcache is pruned (review7; a
- * known limit, as with overlayfs, in docs/kernel.md "Not done").
+ * one until the name is walked again or the dcache is pruned (a known
+ * limit, as with overlayfs, in docs/kernel.md "Not done": a TODO).
  */
 int op_backing_remove_frees_space(struct pt_env *e)
 {
@@ -830,7 +830,7 @@ int op_backing_remove_frees_space(struct pt_env *e)
 	struct stat st;
 
 	if (!e->direct)
-		TODO("review7 finding 3: a cached backed dentry keeps a backing file removed underneath");
+		TODO("a cached backed dentry keeps a backing file removed underneath");
 	OK(pt_backing_free(b, &bytes0, &inodes0));
 	MAKE(P(m, "big"), PT_BIG, 3);
 	OK(stat(P(m, "big"), &st));
@@ -868,8 +868,8 @@ static long long nr_dentry(void)
  * An rmdir that fails (ENOTEMPTY) leaves the dcache alone, as natively: it
  * must not prune the view's cached subtree of the directory, which the next
  * walks would have to look up again (each one a backing lookup, getattr and
- * iget). Patch 58's second version pruned a directory's FUSE children before
- * the backing rmdir, whether it then succeeded or not (review7).
+ * iget): a directory's FUSE children are pruned once the backing rmdir
+ * has succeeded, not before it.
  */
 int op_rmdir_notempty_keeps_cache(struct pt_env *e)
 {
@@ -914,8 +914,8 @@ out:
 
 /*
  * fcntl(F_SETFL) changes O_APPEND and O_DIRECT of an open file: its next read
- * or write goes by the new flags through the view as natively (patch 59),
- * not by those the backing file was opened with.
+ * or write goes by the new flags through the view as natively, not by those
+ * the backing file was opened with.
  */
 int op_setfl_flags(struct pt_env *e)
 {
@@ -1071,10 +1071,10 @@ out:
  * keeps appending: natively, F_SETFL refuses to clear O_APPEND (EPERM, setfl()
  * checks S_APPEND of the file's inode), so the open file can never write at
  * an offset.  Through the view, setfl() checks the FUSE inode, whose S_APPEND
- * is a copy refreshed only by a walk or a getattr, and patch 59's second
- * version then copied the cleared O_APPEND into the backing file at the next
- * write, which overwrote the append-only file (review9 finding 1). Now an
- * append-only backing inode keeps the backing file's O_APPEND.
+ * is a copy refreshed only by a walk or a getattr: were the cleared O_APPEND
+ * copied into the backing file at the next write, that write would
+ * overwrite the append-only file. An append-only backing inode keeps the
+ * backing file's O_APPEND.
  */
 int op_setfl_append_only_after_open(struct pt_env *e)
 {
@@ -1128,8 +1128,8 @@ out:
  * F_SETFL(O_DIRECT) on a file whose file system cannot do O_DIRECT (tmpfs on
  * 6.1) fails with EINVAL natively, and the file goes on working.  Through the
  * view, setfl() asks the FUSE file (which can), so it succeeds, and then every
- * read, write, splice and (patch 59) copy_file_range() of the open file fails
- * with EINVAL until O_DIRECT is cleared again (review9 finding 3).
+ * read, write, splice and copy_file_range() of the open file fails with
+ * EINVAL until O_DIRECT is cleared again: a known bug (TODO).
  */
 int op_setfl_direct_unsupported(struct pt_env *e)
 {
@@ -1148,7 +1148,7 @@ int op_setfl_direct_unsupported(struct pt_env *e)
 		goto out;
 	}
 	if (!e->direct)
-		TODO("review9 finding 3: F_SETFL(O_DIRECT) accepted on a view of a backing without O_DIRECT");
+		TODO("F_SETFL(O_DIRECT) accepted on a view of a backing without O_DIRECT");
 	fd = open(P(m, "f"), O_RDONLY);
 	EXPECT(fd >= 0);
 	rc = fcntl(fd, F_SETFL, O_DIRECT);

@@ -20,7 +20,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -35,11 +34,12 @@
 
 #include "stress.h"
 #include "tap.h"
+#include "tctl.h"
+#include "tproc.h"
 
 #define TOP	"/tmp/stress"
 #define FILTER	"stress"
 
-static char ctl[PATH_MAX];	/* build/fusebpfctl */
 static uint64_t seed;
 static unsigned seconds, nworkers = 3, nmutators = 2, nwalkers = 2;
 static int report_fd = -1;	/* the suite's stdout: a summary line per run */
@@ -70,7 +70,7 @@ static void scrub(void)
 	run("for m in " TOP "/view " TOP "/plain; do %s detach $m; done >/dev/null 2>&1; "
 	    "%s unload --force " FILTER " >/dev/null 2>&1; "
 	    "umount " TOP "/view " TOP "/plain " TOP "/back 2>/dev/null; rm -rf " TOP "; true",
-	    ctl, ctl);
+	    ctl_path, ctl_path);
 }
 
 /* ext4 on a loop device in RAM (/tmp is tmpfs), with the shared directories. */
@@ -278,7 +278,7 @@ static int stress_run(const char *name, const char *attach_args, unsigned secs)
 {
 	struct st_config cfg = {
 		.seed = seed, .seconds = secs, .view = TOP "/view", .plain = TOP "/plain",
-		.back = TOP "/back", .logdir = TOP "/log", .ctl = ctl, .filter = FILTER,
+		.back = TOP "/back", .logdir = TOP "/log", .ctl = ctl_path, .filter = FILTER,
 	};
 	int ret = TAP_FAIL, progs = count_progs(), n = 0, i, failed, diffs = 0;
 	pid_t pids[64];
@@ -293,11 +293,11 @@ static int stress_run(const char *name, const char *attach_args, unsigned secs)
 	scrub();
 	EXPECT(make_backing() == 0, "the ext4 backing");
 	EXPECT(run("%s load fusebpf --name " FILTER " --policies none --hide-suffix .h --mode +1000",
-		   ctl) == 0, "fusebpfctl load");
-	EXPECT(run("%s attach " TOP "/view " TOP "/back %s", ctl, attach_args) == 0,
+		   ctl_path) == 0, "fusebpfctl load");
+	EXPECT(run("%s attach " TOP "/view " TOP "/back %s", ctl_path, attach_args) == 0,
 	       "fusebpfctl attach (filtered view)");
 	mounted = true;
-	EXPECT(run("%s attach " TOP "/plain " TOP "/back", ctl) == 0, "fusebpfctl attach (plain view)");
+	EXPECT(run("%s attach " TOP "/plain " TOP "/back", ctl_path) == 0, "fusebpfctl attach (plain view)");
 
 	cfg.sh = mmap(NULL, sizeof(*cfg.sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	EXPECT(cfg.sh != MAP_FAILED);
@@ -327,15 +327,15 @@ static int stress_run(const char *name, const char *attach_args, unsigned secs)
 	       name, seed, secs, ops_all, ops_ok, ops_stale, cfg.sh->switches, cfg.sh->dirs_listed,
 	       cfg.sh->files_read);
 
-	EXPECT(run("%s policy " FILTER " policies none", ctl) == 0, "policies none at the end");
+	EXPECT(run("%s policy " FILTER " policies none", ctl_path) == 0, "policies none at the end");
 	EXPECT(replay(&m) == 0, "the logs replay");
 	diffs += check_tree(&m, TOP "/back", "the backing tree");
 	diffs += check_tree(&m, TOP "/view", "the filtered view");
 	diffs += check_tree(&m, TOP "/plain", "the plain view");
 
-	EXPECT(run("%s detach " TOP "/view && %s detach " TOP "/plain", ctl, ctl) == 0, "detach");
+	EXPECT(run("%s detach " TOP "/view && %s detach " TOP "/plain", ctl_path, ctl_path) == 0, "detach");
 	mounted = false;
-	EXPECT(run("%s unload " FILTER, ctl) == 0, "unload");
+	EXPECT(run("%s unload " FILTER, ctl_path) == 0, "unload");
 	EXPECT(leftovers(progs) == 0);
 	EXPECT(run("umount " TOP "/back") == 0, "the backing unmounts");
 	EXPECT(run("e2fsck -fn " TOP "/ext4.img") == 0, "e2fsck -fn");
@@ -457,25 +457,15 @@ out:
 	return ret;
 }
 
-/* --- bugs the stress run found, each reproduced deterministically ------------------------ */
-
-static char proc_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
+/* --- a policy switched in the middle of an operation ------------------------------------ */
 
 /*
- * denywrite switched on while a file is being created: the CREATE prefilter
- * ran without it, the postfilter with it, and the postfilter tagged the new
- * file's handle "created through an allowed name", so every write through
- * it passed while denywrite was in force (found by at_subtrees, seed 5).
- * A frozen backing holds the create between the two filter runs.
+ * denywrite switched on while a file is being created, between the CREATE
+ * prefilter (run without it) and the postfilter (run with it): writes
+ * through the new file's handle must be refused while denywrite is in
+ * force. A postfilter that tagged the handle "created through an allowed
+ * name" would let every one of them pass. A frozen backing holds the
+ * create between the two filter runs.
  */
 static int t_deny_switched_during_create(void)
 {
@@ -485,8 +475,8 @@ static int t_deny_switched_during_create(void)
 
 	scrub();
 	EXPECT(make_backing() == 0, "the ext4 backing");
-	EXPECT(run("%s load fusebpf --name " FILTER " --policies none", ctl) == 0);
-	EXPECT(run("%s attach " TOP "/view " TOP "/back --filter " FILTER, ctl) == 0);
+	EXPECT(run("%s load fusebpf --name " FILTER " --policies none", ctl_path) == 0);
+	EXPECT(run("%s attach " TOP "/view " TOP "/back --filter " FILTER, ctl_path) == 0);
 	OK(pipe(go));
 	OK(run("fsfreeze -f " TOP "/back"));
 	frozen = true;
@@ -504,7 +494,7 @@ static int t_deny_switched_during_create(void)
 	for (i = 0; i < 100 && proc_state(child) != 'D'; i++)
 		usleep(100000);
 	EXPECT(proc_state(child) == 'D', "the create does not wait for the frozen backing");
-	EXPECT(run("%s policy " FILTER " policies denywrite", ctl) == 0);
+	EXPECT(run("%s policy " FILTER " policies denywrite", ctl_path) == 0);
 	OK(run("fsfreeze -u " TOP "/back"));
 	frozen = false;
 	OK(write(go[1], "g", 1));
@@ -546,15 +536,12 @@ static unsigned env_uint(const char *name, unsigned def)
 
 int main(int argc, char **argv)
 {
-	char exe[PATH_MAX];
+	char dir[1900];	/* build/tests/guest */
 	const char *s = getenv("STRESS_SEED");
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct timespec ts;
 
-	if (n <= 0)
+	if (ctl_find(dir, sizeof(dir)))
 		return 1;
-	exe[n] = 0;
-	snprintf(ctl, sizeof(ctl), "%s/../../fusebpfctl", dirname(exe));	/* build/tests/guest */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	seed = s && *s ? strtoull(s, NULL, 0) : (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20);
 	seconds = env_uint("STRESS_SECONDS", 60);

@@ -382,10 +382,14 @@ static int apply_rename(struct st_model *m, const struct st_rec *r)
 	const char *base;
 	int src = st_lookup(m, r->p), dst = st_lookup(m, r->q);
 	int dstdir = lookup_parent(m, r->q, &base);
+	char name[ST_NAME_MAX];
 	struct st_node tmp;
 
 	if (src < 0 || dstdir < 0)
 		return -ENOENT;
+	/* A name the model can't hold would make it differ from the tree */
+	if (snprintf(name, sizeof(name), "%s", base) >= (int)sizeof(name))
+		return -ENAMETOOLONG;
 	if (dst >= 0 && m->nodes[src].ino == m->nodes[dst].ino)
 		return 0;	/* the same inode: rename(2) does nothing */
 	if (r->c & RENAME_EXCHANGE) {
@@ -401,7 +405,7 @@ static int apply_rename(struct st_model *m, const struct st_rec *r)
 	if (dst >= 0)
 		drop_node(m, dst);
 	m->nodes[src].parent = dstdir;
-	snprintf(m->nodes[src].name, ST_NAME_MAX, "%s", base);
+	memcpy(m->nodes[src].name, name, ST_NAME_MAX);
 	return 0;
 }
 
@@ -434,10 +438,12 @@ int st_apply(struct st_model *m, const struct st_rec *r)
 		m->inos[ino].full = r->d;
 		return apply_new(m, r->p, ST_REG, ino);
 	case OP_SYMLINK:
+		if (strlen(r->p) >= ST_NAME_MAX)
+			return -ENAMETOOLONG;	/* a target the model can't hold */
 		ino = new_ino(m, ST_LNK);
 		if (ino < 0)
 			return ino;
-		snprintf(m->inos[ino].target, ST_NAME_MAX, "%s", r->p);
+		memcpy(m->inos[ino].target, r->p, strlen(r->p) + 1);
 		return apply_new(m, r->q, ST_LNK, ino);
 	case OP_LINK:
 		if (n < 0)

@@ -298,13 +298,16 @@ static void pick_dir(struct proc *P, char *rel, size_t cap)
 		st_path_of(&P->m, P->own[i - ST_SHARED_DIRS], rel, cap);
 }
 
-static void new_name(struct proc *P, char kind, char *rel, size_t cap)
+/* A new name of this process in one of its directories; -ENAMETOOLONG when it does not fit. */
+static int new_name(struct proc *P, char kind, char *rel, size_t cap)
 {
 	char dir[ST_PATH_MAX];
+	int n;
 
 	pick_dir(P, dir, sizeof(dir));
-	snprintf(rel, cap, "%s/%s%c%u%s", dir, P->prefix, kind, ++P->counter,
-		 st_chance(&P->rng, 15) ? ".h" : "");
+	n = snprintf(rel, cap, "%s/%s%c%u%s", dir, P->prefix, kind, ++P->counter,
+		     st_chance(&P->rng, 15) ? ".h" : "");
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
 }
 
 static void path_of(struct proc *P, int node, char *rel, size_t cap)
@@ -366,7 +369,8 @@ static void op_new_file(struct proc *P)
 	v.fid = P->counter + 1;
 	v.ver = (uint32_t)st_rand(&P->rng);
 	v.len = ST_MIN_LEN + st_below(&P->rng, st_chance(&P->rng, 20) ? ST_MAX_LEN - ST_MIN_LEN : 4096);
-	new_name(P, 't', tmp, sizeof(tmp));
+	if (new_name(P, 't', tmp, sizeof(tmp)))
+		return;
 	begin(P, &r, OP_CREATE, tmp, NULL);
 	r.a = v.owner, r.b = v.fid, r.c = v.ver, r.d = v.len;
 	full_path(P, r.via, tmp, fp, sizeof(fp));
@@ -414,7 +418,8 @@ written:
 	if (dn >= 0)
 		path_of(P, dn, dst, sizeof(dst));
 	else
-		new_name(P, 'f', dst, sizeof(dst));
+		if (new_name(P, 'f', dst, sizeof(dst)))
+			return;
 	if (st_chance(&P->rng, 25))
 		flags = RENAME_NOREPLACE;
 	path_op(P, OP_RENAME, tmp, dst, flags);
@@ -439,7 +444,8 @@ static void op_rename(struct proc *P)
 		    !st_is_ancestor(&P->m, d, s))
 			flags = RENAME_EXCHANGE;
 	} else {
-		new_name(P, kind, dst, sizeof(dst));
+		if (new_name(P, kind, dst, sizeof(dst)))
+			return;
 	}
 	if (!flags && st_chance(&P->rng, 15))
 		flags = RENAME_NOREPLACE;
@@ -458,7 +464,8 @@ static void op_link(struct proc *P)
 	if (d >= 0)
 		path_of(P, d, dst, sizeof(dst));
 	else
-		new_name(P, 'f', dst, sizeof(dst));
+		if (new_name(P, 'f', dst, sizeof(dst)))
+			return;
 	path_op(P, OP_LINK, src, dst, 0);
 }
 
@@ -469,7 +476,8 @@ static void op_unlink(struct proc *P)
 	int n;
 
 	if (st_chance(&P->rng, 8)) {
-		new_name(P, 'f', path, sizeof(path));	/* does not exist */
+		if (new_name(P, 'f', path, sizeof(path)))	/* does not exist */
+			return;
 	} else {
 		n = pick_own(P, st_chance(&P->rng, 5) ? 'd' : kinds[st_below(&P->rng, 5)]);
 		if (n < 0)
@@ -487,7 +495,8 @@ static void op_mkdir(struct proc *P)
 	if (n >= 0)
 		path_of(P, n, path, sizeof(path));	/* exists */
 	else
-		new_name(P, 'd', path, sizeof(path));
+		if (new_name(P, 'd', path, sizeof(path)))
+			return;
 	path_op(P, OP_MKDIR, path, NULL, 0);
 }
 
@@ -507,7 +516,8 @@ static void op_symlink(struct proc *P)
 	char target[ST_NAME_MAX], path[ST_PATH_MAX];
 
 	snprintf(target, sizeof(target), "tgt-%c%d-%u", P->kind, P->id, P->counter);
-	new_name(P, 's', path, sizeof(path));
+	if (new_name(P, 's', path, sizeof(path)))
+		return;
 	path_op(P, OP_SYMLINK, target, path, 0);
 }
 
@@ -737,7 +747,9 @@ static void walk_dir(struct walker *W, const struct wdir *dir, struct wdir *stac
 			off += de->reclen;
 			if (!strcmp(de->name, ".") || !strcmp(de->name, ".."))
 				continue;
-			snprintf(child, sizeof(child), "%s/%s", dir->path, de->name);
+			/* a path that does not fit could not be opened by its name either */
+			if (snprintf(child, sizeof(child), "%s/%s", dir->path, de->name) >= (int)sizeof(child))
+				continue;
 			check_entry(W, child, de->name, de->type, dir->depth, stable(W, g0, g1));
 			if (de->type == DT_DIR && *sp < WALK_STACK && dir->depth < 8 &&
 			    strcmp(de->name, "lost+found") && st_chance(&W->rng, 70)) {

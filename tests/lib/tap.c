@@ -158,6 +158,16 @@ int tap_main(const char *suite, const struct tap_case *cases, size_t n, int argc
 	return failed ? 1 : 0;
 }
 
+const char *at(const char *dir, const char *name)
+{
+	static char bufs[16][300];
+	static unsigned int next;
+	char *p = bufs[next++ % 16];
+
+	snprintf(p, sizeof(bufs[0]), "%s/%s", dir, name);
+	return p;
+}
+
 int write_file(const char *path, const void *buf, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

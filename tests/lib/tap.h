@@ -79,7 +79,7 @@ void tap_todo(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 	} while (0)
 
 /*
- * A case for a known, not yet fixed bug: say so (why: the finding) before the
+ * A case for a known, not yet fixed bug: say so (why: the bug) before the
  * first EXPECT. The case still runs; its failure prints "not ok N name # TODO
  * why" with the diagnostics and does not fail the suite (TAP 13). Once it
  * passes it prints "ok N name # TODO why" and a diagnostic that the bug looks
@@ -111,6 +111,11 @@ long read_file(const char *path, char *buf, size_t cap);
  * or -errno of the first failure.
  */
 long splice_file(const char *path, int oflags, char fill, size_t len);
+/*
+ * dir/name in one of 16 static buffers (a case may hold 16 such paths at
+ * once); the path is cut at 299 bytes.
+ */
+const char *at(const char *dir, const char *name);
 /* Run a shell command, output discarded unless it fails; returns its exit status. */
 int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
