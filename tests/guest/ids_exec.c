@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -452,6 +453,82 @@ out:
 	return ret;
 }
 
+/*
+ * As user A, in a child: open @file, wait for the parent to change it,
+ * then link it by its /proc/self/fd link (no walk through its name
+ * revalidates it) to @linked. 0 when that fails EPERM.
+ */
+static int link_fd_after_change(const char *file, const char *linked, const char *back)
+{
+	int rdy[2], go[2], status, fd;
+	char proc[64], c = 0;
+	pid_t pid;
+
+	if (pipe(rdy) || pipe(go))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (setresgid(USER_A, USER_A, USER_A) || setresuid(USER_A, USER_A, USER_A))
+			_exit(2);
+		fd = open(file, O_RDONLY);
+		if (fd < 0 || write(rdy[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(3);
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (!linkat(AT_FDCWD, proc, AT_FDCWD, linked, AT_SYMLINK_FOLLOW))
+			_exit(1);
+		_exit(errno == EPERM ? 0 : 4);
+	}
+	if (read(rdy[0], &c, 1) != 1 || chown(back, 0, 0) || chmod(back, 0600) ||
+	    write(go[1], &c, 1) != 1)
+		kill(pid, SIGKILL);
+	close(rdy[0]);
+	close(rdy[1]);
+	close(go[0]);
+	close(go[1]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * The same through a file A holds open: a link by its /proc/self/fd link
+ * walks no name, and may_linkat() reads the owner on the FUSE inode.
+ */
+static int t_link_fd_after_chown_behind(void)
+{
+	const char *views[VIEWS];
+	int ret = TAP_FAIL, rc, v, bad = 0;
+	char old[16] = "";
+
+	SETUP(HF_TMPFS, NULL);
+	rc = sysctl_set("/proc/sys/fs/protected_hardlinks", "1", old, sizeof(old));
+	EXPECT(!rc, "fs.protected_hardlinks: %s", strerror(-rc));
+	OK(mkdir(B("d"), 0777));
+	OK(chmod(B("d"), 0777));
+	EXPECT(mount_views(views) == 0);
+	for (v = 0; v < VIEWS; v++) {
+		char name[16], linked[16];
+
+		snprintf(name, sizeof(name), "d/g%d", v);
+		snprintf(linked, sizeof(linked), "d/fdlink%d", v);
+		EXPECT(write_file(B(name), "g\n", 2) == 0);
+		OK(chown(B(name), USER_A, USER_A));
+		rc = link_fd_after_change(at(views[v], name), at(views[v], linked), B(name));
+		if (rc && ++bad)
+			printf("through %s: %s\n", view_name(v),
+			       rc == 1 ? "A linked root's 0600 file" : "the child failed");
+	}
+	EXPECT(!bad, "%d of %d views let A link it", bad, VIEWS);
+	ret = TAP_OK;
+out:
+	if (old[0])
+		write_file("/proc/sys/fs/protected_hardlinks", old, strlen(old));
+	hf_teardown();
+	return ret;
+}
+
 /* As the caller: opening (following) the symlink p fails EACCES. */
 static int follow_eacces(void *p)
 {
@@ -513,6 +590,7 @@ static const struct tap_case cases[] = {
 	{ "exec_setid_owner_race", t_exec_setid_owner_race },
 	{ "dir_ids_changed_behind_walk", t_dir_ids_changed_behind_walk },
 	{ "link_after_chown_behind", t_link_after_chown_behind },
+	{ "link_fd_after_chown_behind", t_link_fd_after_chown_behind },
 	{ "symlink_follow_after_chown_behind", t_symlink_follow_after_chown_behind },
 };
 
