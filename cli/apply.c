@@ -66,24 +66,13 @@ const char *config_default(void)
 /* The policy maps a loaded filter has (its pins). */
 static unsigned int pinned_maps(const char *name)
 {
-	static const struct {
-		const char *map;
-		unsigned int bit;
-	} m[] = {
-		{ FUSEBPF_MAP_HIDE_NAMES, CONF_HIDE },
-		{ FUSEBPF_MAP_ATTR_RULES, CONF_ATTRS },
-		{ FUSEBPF_MAP_DENY_ALLOW, CONF_DENY },
-		{ FUSEBPF_MAP_CONFIG, CONF_CONFIG },
-		{ FUSEBPF_MAP_EXCEPT, CONF_EXCEPT },
-		{ FUSEBPF_MAP_EVENTS, CONF_EVENTS },
-	};
 	char path[4400];
 	unsigned int maps = 0;
 
-	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s/%s", opts.pin_dir, name, m[i].map);
+	for (int i = 0; i < CONF_NMAPS; i++) {
+		snprintf(path, sizeof(path), "%s/%s/%s", opts.pin_dir, name, policy_maps[i].map);
 		if (!access(path, F_OK))
-			maps |= m[i].bit;
+			maps |= policy_maps[i].bit;
 	}
 	return maps;
 }
@@ -93,52 +82,20 @@ static int object_maps(const char *path, unsigned int *maps)
 {
 	struct bpf_object *obj;
 	struct bpf_map *map;
-	const char *n;
 
 	*maps = 0;
 	fusebpf_register_section();
 	obj = bpf_object__open_file(path, NULL);
 	if (!obj)
 		return -errno;
-	bpf_object__for_each_map(map, obj) {
-		n = bpf_map__name(map);
-		if (!strcmp(n, FUSEBPF_MAP_HIDE_NAMES))
-			*maps |= CONF_HIDE;
-		else if (!strcmp(n, FUSEBPF_MAP_ATTR_RULES))
-			*maps |= CONF_ATTRS;
-		else if (!strcmp(n, FUSEBPF_MAP_DENY_ALLOW))
-			*maps |= CONF_DENY;
-		else if (!strcmp(n, FUSEBPF_MAP_CONFIG))
-			*maps |= CONF_CONFIG;
-		else if (!strcmp(n, FUSEBPF_MAP_EXCEPT))
-			*maps |= CONF_EXCEPT;
-		else if (!strcmp(n, FUSEBPF_MAP_EVENTS))
-			*maps |= CONF_EVENTS;
-	}
+	bpf_object__for_each_map(map, obj)
+		*maps |= policy_map_bit(bpf_map__name(map));
 	bpf_object__close(obj);
 	return 0;
 }
 
-struct vec {
-	struct policy_change *v;
-	int n;
-};
-
-static struct policy_change *vec_add(struct vec *v, enum policy_op op)
-{
-	struct policy_change *p = realloc(v->v, (v->n + 1) * sizeof(*p));
-
-	if (!p)
-		return NULL;
-	v->v = p;
-	p = &p[v->n++];
-	memset(p, 0, sizeof(*p));
-	p->op = op;
-	return p;
-}
-
 /* The keys of a name-keyed map as changes of op. */
-static int read_names(const char *name, const char *map, enum policy_op op, struct vec *v)
+static int read_names(const char *name, const char *map, enum policy_op op, struct policy_vec *v)
 {
 	struct fusebpf_name key, next;
 	struct fusebpf_attr_rule rule;
@@ -154,7 +111,7 @@ static int read_names(const char *name, const char *map, enum policy_op op, stru
 		key.name[FUSEBPF_NAME_MAX - 1] = 0;
 		if (op == POL_ATTR_SET && bpf_map_lookup_elem(fd, &next, &rule))
 			continue;
-		if (!(p = vec_add(v, op))) {
+		if (!(p = policy_vec_add(v, op, 0))) {
 			close(fd);
 			return -ENOMEM;
 		}
@@ -166,7 +123,7 @@ static int read_names(const char *name, const char *map, enum policy_op op, stru
 	return 0;
 }
 
-static int read_scalars(const char *name, struct vec *v)
+static int read_scalars(const char *name, struct policy_vec *v)
 {
 	struct fusebpf_config cfg;
 	struct policy_change *p;
@@ -194,7 +151,7 @@ static int read_scalars(const char *name, struct vec *v)
 		goto out;
 	}
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
-		if (!(p = vec_add(v, s[i].op))) {
+		if (!(p = policy_vec_add(v, s[i].op, 0))) {
 			err = -ENOMEM;
 			goto out;
 		}
@@ -236,7 +193,7 @@ out:
 	return err;
 }
 
-static int read_patterns(const char *name, struct vec *v)
+static int read_patterns(const char *name, struct policy_vec *v)
 {
 	struct fusebpf_pattern pat;
 	struct policy_change *p;
@@ -247,7 +204,7 @@ static int read_patterns(const char *name, struct vec *v)
 	for (uint32_t i = 0; i < FUSEBPF_HIDE_PATTERNS_MAX; i++) {
 		if (bpf_map_lookup_elem(fd, &i, &pat) || pat.kind == FUSEBPF_PAT_NONE)
 			continue;
-		if (!(p = vec_add(v, POL_PATTERN_ADD))) {
+		if (!(p = policy_vec_add(v, POL_PATTERN_ADD, 0))) {
 			close(fd);
 			return -ENOMEM;
 		}
@@ -260,7 +217,7 @@ static int read_patterns(const char *name, struct vec *v)
 }
 
 /* The exceptions: one change per id and policy (conf.h). */
-static int read_except(const char *name, struct vec *v)
+static int read_except(const char *name, struct policy_vec *v)
 {
 	struct fusebpf_except_key key, next;
 	struct policy_change *p;
@@ -278,7 +235,7 @@ static int read_except(const char *name, struct vec *v)
 		for (uint32_t bit = 1; bit; bit <<= 1) {
 			if (!(mask & bit & POLICY_EXCEPTABLE))
 				continue;
-			if (!(p = vec_add(v, POL_EXCEPT_ADD))) {
+			if (!(p = policy_vec_add(v, POL_EXCEPT_ADD, 0))) {
 				close(fd);
 				return -ENOMEM;
 			}
@@ -294,7 +251,7 @@ static int read_except(const char *name, struct vec *v)
 }
 
 /* A loaded filter's policy, in the canonical form of conf.h. */
-static int policy_current(const char *name, struct vec *v)
+static int policy_current(const char *name, struct policy_vec *v)
 {
 	int err;
 
@@ -313,38 +270,38 @@ static int policy_current(const char *name, struct vec *v)
 }
 
 /* A freshly loaded filter's policy: what load sets up. */
-static int policy_fresh(const struct conf_filter *f, unsigned int maps, struct vec *v)
+static int policy_fresh(const struct conf_filter *f, unsigned int maps, struct policy_vec *v)
 {
 	struct policy_change *p;
 
 	if (!(maps & CONF_CONFIG))
 		return 0;
-	if (!(p = vec_add(v, POL_POLICIES)))
+	if (!(p = policy_vec_add(v, POL_POLICIES, 0)))
 		return -ENOMEM;
 	p->val = builtin_policies(f->kind);
-	if (!(p = vec_add(v, POL_POSTFILTER)))
+	if (!(p = policy_vec_add(v, POL_POSTFILTER, 0)))
 		return -ENOMEM;
 	p->val = builtin_postfilter(f->kind);
-	if (!(p = vec_add(v, POL_DOTFILES)))
+	if (!(p = policy_vec_add(v, POL_DOTFILES, 0)))
 		return -ENOMEM;
-	if (!(p = vec_add(v, POL_HIDE_ERRNO)))
+	if (!(p = policy_vec_add(v, POL_HIDE_ERRNO, 0)))
 		return -ENOMEM;
 	p->val = EACCES;
-	if (!(p = vec_add(v, POL_DENY_ERRNO)))
+	if (!(p = policy_vec_add(v, POL_DENY_ERRNO, 0)))
 		return -ENOMEM;
 	p->val = EROFS;
 	if (!(maps & CONF_EVENTS))
 		return 0;
-	if (!(p = vec_add(v, POL_EVENTS)))
+	if (!(p = policy_vec_add(v, POL_EVENTS, 0)))
 		return -ENOMEM;
 	p->val = 1;
-	if (!(p = vec_add(v, POL_EV_RATE)))
+	if (!(p = policy_vec_add(v, POL_EV_RATE, 0)))
 		return -ENOMEM;
 	p->val = FUSEBPF_EV_RATE_DEFAULT;
-	if (!(p = vec_add(v, POL_EV_BURST)))
+	if (!(p = policy_vec_add(v, POL_EV_BURST, 0)))
 		return -ENOMEM;
 	p->val = FUSEBPF_EV_BURST_DEFAULT;
-	if (!(p = vec_add(v, POL_EV_READDIR)))
+	if (!(p = policy_vec_add(v, POL_EV_READDIR, 0)))
 		return -ENOMEM;
 	return 0;
 }
@@ -400,7 +357,7 @@ static int plan_err(struct plan *pl, const char *fmt, ...)
 
 /* The policy steps that turn cur into f's policy. */
 static int plan_policy(struct plan *pl, const struct conf_filter *f, unsigned int maps,
-		       const struct vec *cur)
+		       const struct policy_vec *cur)
 {
 	struct policy_change *d;
 	bool policies = strcmp(f->kind, "file") || f->policies_given;
@@ -448,7 +405,7 @@ static bool same_object(const struct conf_filter *f, const char *kind, const cha
 static int plan_filter(struct plan *pl, const struct conf_filter *f)
 {
 	char kind[32], source[PATH_MAX], config[PATH_MAX], real[PATH_MAX];
-	struct vec cur = { 0 };
+	struct policy_vec cur = { 0 };
 	unsigned int maps;
 	int err = 0, users;
 
@@ -479,7 +436,7 @@ static int plan_filter(struct plan *pl, const struct conf_filter *f)
 	}
 	if (!plan_add(pl, STEP_LOAD, f->name, f))
 		return -ENOMEM;
-	maps = strcmp(f->kind, "file") ? conf_builtin_maps(f->kind) : 0;
+	maps = builtin_maps(f->kind);
 	if (!strcmp(f->kind, "file"))
 		object_maps(f->filter, &maps);
 	err = policy_fresh(f, maps, &cur);
@@ -549,6 +506,9 @@ static void check_objects(struct conf *c)
 
 /* --- doing and printing ----------------------------------------------------------------- */
 
+/* Room for the longest step: a filter path and a name, or a policy command. */
+#define STEP_STR_MAX (2 * PATH_MAX + 64)
+
 static void step_str(const struct step *s, char *buf, size_t cap)
 {
 	switch (s->kind) {
@@ -615,7 +575,7 @@ static int plan_make(struct plan *pl, struct conf *c, const char *const *only, i
 
 static void print_plan(const struct plan *pl, const struct conf *c, bool dry_run)
 {
-	char buf[2048];
+	char buf[STEP_STR_MAX];
 	int changes = 0;
 	json_object *o, *arr, *names;
 
@@ -668,7 +628,7 @@ static int plan_run(const struct plan *pl, bool quiet)
 		int err = step_do(&pl->s[i]);
 
 		if (err) {
-			char buf[2048];
+			char buf[STEP_STR_MAX];
 
 			step_str(&pl->s[i], buf, sizeof(buf));
 			return fail(0, "apply: stopped at '%s' (%d change%s made before it)", buf,

@@ -530,23 +530,25 @@ void help_detach(FILE *out)
 static int absolute_path(const char *in, char *out, size_t cap)
 {
 	char tmp[PATH_MAX], norm[PATH_MAX];
+	int n;
 
 	if (realpath(in, out))
 		return 0;
 	if (in[0] == '/')
-		snprintf(tmp, sizeof(tmp), "%s", in);
+		n = snprintf(tmp, sizeof(tmp), "%s", in);
 	else if (getcwd(norm, sizeof(norm)))
-		snprintf(tmp, sizeof(tmp), "%s/%s", norm, in);
+		n = snprintf(tmp, sizeof(tmp), "%s/%s", norm, in);
 	else
 		return -errno;
+	if (n >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
 	if (!strcmp(tmp, "/")) {
 		snprintf(out, cap, "/");
 		return 0;
 	}
 	if (normalize_subdir(tmp, norm, sizeof(norm)))
 		return -EINVAL;
-	snprintf(out, cap, "/%s", norm);
-	return 0;
+	return snprintf(out, cap, "/%s", norm) >= (int)cap ? -ENAMETOOLONG : 0;
 }
 
 /* Is pid a fusebpfctl (possibly under valgrind)? Guards against a reused pid. */

@@ -52,21 +52,6 @@ static void conf_err(struct conf *c, const char *file, int line, const char *fmt
 		fprintf(stderr, "fusebpfctl: %s\n", msg);
 }
 
-unsigned int conf_builtin_maps(const char *kind)
-{
-	if (!strcmp(kind, "hide"))
-		return CONF_HIDE | CONF_CONFIG | CONF_EXCEPT | CONF_EVENTS;
-	if (!strcmp(kind, "attrs"))
-		return CONF_ATTRS | CONF_CONFIG;
-	if (!strcmp(kind, "denywrite"))
-		return CONF_DENY | CONF_CONFIG | CONF_EXCEPT | CONF_EVENTS;
-	if (!strcmp(kind, "fusebpf"))
-		return CONF_HIDE | CONF_ATTRS | CONF_DENY | CONF_CONFIG | CONF_EXCEPT | CONF_EVENTS;
-	if (!strcmp(kind, "stats"))
-		return CONF_CONFIG;
-	return 0;
-}
-
 struct conf_filter *conf_find(struct conf *c, const char *name)
 {
 	for (int i = 0; i < c->n; i++)
@@ -151,16 +136,13 @@ struct parse {
 static struct policy_change *add_set(struct parse *p, enum policy_op op)
 {
 	struct conf_filter *f = p->f;
-	struct policy_change *v = realloc(f->set, (f->nset + 1) * sizeof(*v));
+	struct policy_vec vec = { f->set, f->nset };
+	struct policy_change *v = policy_vec_add(&vec, op, 0);
 
-	if (!v) {
+	f->set = vec.v;
+	f->nset = vec.n;
+	if (!v)
 		conf_err(p->c, p->file, p->line, "out of memory");
-		return NULL;
-	}
-	f->set = v;
-	v = &v[f->nset++];
-	memset(v, 0, sizeof(*v));
-	v->op = op;
 	return v;
 }
 
@@ -244,8 +226,8 @@ static void set_filter(struct parse *p, char **w, int n)
 	char dir[PATH_MAX];
 
 	if (n != 1) {
-		conf_err(p->c, p->file, p->line, "filter = one built-in (hide, attrs, denywrite, stats, "
-			 "fusebpf) or one .bpf.o path");
+		conf_err(p->c, p->file, p->line, "filter = one built-in (%s) or one .bpf.o path",
+			 builtin_names(", "));
 		return;
 	}
 	if (!strchr(w[0], '/') && is_builtin(w[0])) {
@@ -254,8 +236,8 @@ static void set_filter(struct parse *p, char **w, int n)
 		return;
 	}
 	if (!strchr(w[0], '/') && !strstr(w[0], ".o")) {
-		conf_err(p->c, p->file, p->line, "unknown filter '%s' (hide, attrs, denywrite, stats, "
-			 "fusebpf, or the path of a .bpf.o)", w[0]);
+		conf_err(p->c, p->file, p->line, "unknown filter '%s' (%s, or the path of a .bpf.o)",
+			 w[0], builtin_names(", "));
 		return;
 	}
 	snprintf(dir, sizeof(dir), "%s", p->file);
@@ -620,8 +602,8 @@ static void end_section(struct parse *p)
 	if (!f->kind[0]) {
 		if (p->seen_line[S_FILTER])
 			return;	/* a bad one, reported */
-		conf_err(p->c, p->file, f->line, "[%s] has no 'filter =' (hide, attrs, denywrite, "
-			 "stats, fusebpf, or a .bpf.o path)", f->name);
+		conf_err(p->c, p->file, f->line, "[%s] has no 'filter =' (%s, or a .bpf.o path)",
+			 f->name, builtin_names(", "));
 		return;
 	}
 	if (strcmp(f->kind, "fusebpf") && strcmp(f->kind, "file") && f->policies_given)
@@ -629,7 +611,7 @@ static void end_section(struct parse *p)
 			 "filter (fusebpf) and filter objects; %s always runs its own", f->kind);
 	/* A built-in's maps are known now; a file's once apply opens it. */
 	if (strcmp(f->kind, "file"))
-		conf_complete(p->c, f, conf_builtin_maps(f->kind));
+		conf_complete(p->c, f, builtin_maps(f->kind));
 }
 
 void conf_parse(struct conf *c, const char *file, const char *text)
@@ -678,11 +660,6 @@ void conf_parse(struct conf *c, const char *file, const char *text)
 }
 
 /* --- completing a filter's policy ----------------------------------------------- */
-
-static const char *const map_names[CONF_NMAPS] = {
-	"hide policy", "attrs policy", "denywrite policy", "config map",
-	"exceptions (no map " FUSEBPF_MAP_EXCEPT ")", "audit events (no map " FUSEBPF_MAP_EVENTS ")",
-};
 
 /*
  * An exception for every policy (mask 0, from except-uid or except-gid)
@@ -742,7 +719,7 @@ void conf_complete(struct conf *c, struct conf_filter *f, unsigned int maps)
 		if (!(f->needs & (1u << i)) || (maps & (1u << i)))
 			continue;
 		conf_err(c, f->file, f->need_line[i], "filter '%s' (%s) has no %s", f->name,
-			 builtin ? f->kind : f->filter, map_names[i]);
+			 builtin ? f->kind : f->filter, policy_maps[i].what);
 		missing++;
 	}
 	if (missing)

@@ -21,22 +21,13 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "builtins.h"
 #include "policy.h"
 
 #ifndef FUSEBPF_CONFIG_DIR
 #define FUSEBPF_CONFIG_DIR "/etc/fusebpf/filters.d"
 #endif
 
-/* The policy maps a filter has (which keys it takes). */
-enum {
-	CONF_HIDE = 1 << 0,	/* hide_names, hide_patterns */
-	CONF_ATTRS = 1 << 1,	/* attr_rules */
-	CONF_DENY = 1 << 2,	/* deny_allow */
-	CONF_CONFIG = 1 << 3,	/* fusebpf_config */
-	CONF_EXCEPT = 1 << 4,	/* fusebpf_except */
-	CONF_EVENTS = 1 << 5,	/* fusebpf_events (its settings are in fusebpf_config) */
-	CONF_NMAPS = 6,
-};
 
 struct conf_filter {
 	char name[NAME_LEN];
@@ -77,8 +68,6 @@ void conf_parse(struct conf *c, const char *file, const char *text);
  * Errors are counted in c->nerrors.
  */
 void conf_complete(struct conf *c, struct conf_filter *f, unsigned int maps);
-/* The maps of a built-in filter (CONF_*); 0 for "file". */
-unsigned int conf_builtin_maps(const char *kind);
 /* The filter named name, or NULL. */
 struct conf_filter *conf_find(struct conf *c, const char *name);
 void conf_free(struct conf *c);

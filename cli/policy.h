@@ -44,6 +44,14 @@ struct policy_change {
 	uint32_t mask;		/* FUSEBPF_POLICY_* an exception is for */
 };
 
+/* A growing array of changes. */
+struct policy_vec {
+	struct policy_change *v;
+	int n;
+};
+/* Append a zeroed change of op with val; NULL when out of memory (v unchanged). */
+struct policy_change *policy_vec_add(struct policy_vec *v, enum policy_op op, int val);
+
 /* A file name as a hash key; -EINVAL for "", "." , "..", or a '/'; -ENAMETOOLONG. */
 int policy_name_key(const char *s, struct fusebpf_name *key);
 /* "prefix"/"suffix"/"glob"/"name" -> kind (name: FUSEBPF_PAT_NONE); -1 if unknown. */

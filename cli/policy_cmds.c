@@ -168,14 +168,11 @@ static int pc_opt(int c, const char *arg, void *ctx)
 
 static struct policy_change *push(struct policy_change **v, int *n, enum policy_op op)
 {
-	struct policy_change *p = realloc(*v, (*n + 1) * sizeof(**v));
+	struct policy_vec vec = { *v, *n };
+	struct policy_change *p = policy_vec_add(&vec, op, 0);
 
-	if (!p)
-		return NULL;
-	*v = p;
-	p = &p[(*n)++];
-	memset(p, 0, sizeof(*p));
-	p->op = op;
+	*v = vec.v;
+	*n = vec.n;
 	return p;
 }
 

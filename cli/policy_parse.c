@@ -10,6 +10,20 @@
 
 #include "policy.h"
 
+struct policy_change *policy_vec_add(struct policy_vec *v, enum policy_op op, int val)
+{
+	struct policy_change *p = realloc(v->v, (v->n + 1) * sizeof(*p));
+
+	if (!p)
+		return NULL;
+	v->v = p;
+	p = &p[v->n++];
+	memset(p, 0, sizeof(*p));
+	p->op = op;
+	p->val = val;
+	return p;
+}
+
 int policy_name_key(const char *s, struct fusebpf_name *key)
 {
 	size_t len = strlen(s);

@@ -16,12 +16,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "builtins.h"
 #include "json.h"
 
 /* --- filters (filter.c) -------------------------------------------------------- */
-/* The built-in filters' names, NULL-terminated. */
-extern const char *const builtin_filters[];
-bool is_builtin(const char *name);
 /* A pinned object of a loaded filter ("prog" or a map name): fd or -errno. */
 int filter_obj_fd(const char *name, const char *obj);
 bool filter_loaded(const char *name);
@@ -48,14 +46,6 @@ struct policy_change;
 int load_filter(const char *filter, const char *name, const struct policy_change *changes,
 		int nchanges, const char *config);
 int unload_filter(const char *name);
-/* The policies a built-in runs after load (FUSEBPF_POLICY_*; 0 for stats, files). */
-uint32_t builtin_policies(const char *kind);
-/*
- * Whether a filter of this kind runs its latency postfilter after load: yes
- * for stats (latency is what it is for) and filter files (as they were
- * built), no for the policy filters, which then cost one BPF run per op.
- */
-bool builtin_postfilter(const char *kind);
 
 /* --- mounts (state.c) ---------------------------------------------------------- */
 /* "/mnt/a b" -> "%2Fmnt%2Fa%20b": every byte but [A-Za-z0-9._-] as %XX. */
