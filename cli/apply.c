@@ -22,9 +22,12 @@
 
 #include "apply.h"
 #include "conf.h"
+#include "policy_diff.h"
+#include "filter.h"
 #include "fusebpf_loader.h"
 #include "fusebpfctl.h"
-#include "state.h"
+#include "json.h"
+#include "load.h"
 
 void help_apply(FILE *out)
 {
@@ -476,32 +479,35 @@ static int plan_removals(struct plan *pl, struct conf *c)
 	return 0;
 }
 
+void apply_check_object(struct conf *c, struct conf_filter *f)
+{
+	unsigned int maps;
+	struct stat st;
+	int err;
+
+	if (stat(f->filter, &st)) {
+		conf_error(c, f->file, f->line, "filter object %s: %s", f->filter, strerror(errno));
+		return;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		conf_error(c, f->file, f->line, "filter object %s: not a file", f->filter);
+		return;
+	}
+	err = object_maps(f->filter, &maps);
+	if (err) {
+		conf_error(c, f->file, f->line, "%s is not a usable BPF object: %s", f->filter,
+			   strerror(-err));
+		return;
+	}
+	conf_complete(c, f, maps);
+}
+
 /* File filters: the object must exist, and have the maps its keys need. */
 static void check_objects(struct conf *c)
 {
-	for (int i = 0; i < c->n; i++) {
-		struct conf_filter *f = &c->f[i];
-		unsigned int maps;
-		struct stat st;
-		int err;
-
-		if (strcmp(f->kind, "file"))
-			continue;
-		if (stat(f->filter, &st) || !S_ISREG(st.st_mode)) {
-			c->nerrors++;
-			fprintf(stderr, "fusebpfctl: %s:%d: filter object %s: %s\n", f->file, f->line,
-				f->filter, S_ISREG(st.st_mode) ? strerror(errno) : "not a file");
-			continue;
-		}
-		err = object_maps(f->filter, &maps);
-		if (err) {
-			c->nerrors++;
-			fprintf(stderr, "fusebpfctl: %s:%d: %s is not a usable BPF object: %s\n",
-				f->file, f->line, f->filter, strerror(-err));
-			continue;
-		}
-		conf_complete(c, f, maps);
-	}
+	for (int i = 0; i < c->n; i++)
+		if (!strcmp(c->f[i].kind, "file"))
+			apply_check_object(c, &c->f[i]);
 }
 
 /* --- doing and printing ----------------------------------------------------------------- */

@@ -4,6 +4,15 @@
 
 #include <stdbool.h>
 
+#include "conf.h"
+
+/*
+ * A filter object a configuration names (kind "file"): it must be a regular
+ * file and a BPF object; then its keys are checked against its maps
+ * (conf_complete). Errors are counted in c->nerrors.
+ */
+void apply_check_object(struct conf *c, struct conf_filter *f);
+
 /* The configuration read by default: $FUSEBPF_CONFIG, or FUSEBPF_CONFIG_DIR. */
 const char *config_default(void);
 /*

@@ -26,9 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "fuse_uapi.h"
 #include "fusebpfctl.h"
 #include "attach.h"
+#include "json.h"
 #include "server.h"
 #include "state.h"
 

@@ -60,6 +60,9 @@ struct conf {
  * the path itself cannot be read (errors in its contents only count).
  */
 int conf_read(const char *path, struct conf *c);
+/* Report an error at FILE:LINE (line 0: FILE alone) and count it in c->nerrors. */
+void conf_error(struct conf *c, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Parse one file's text (file names it in errors). */
 void conf_parse(struct conf *c, const char *file, const char *text);
 /*
@@ -71,22 +74,5 @@ void conf_complete(struct conf *c, struct conf_filter *f, unsigned int maps);
 /* The filter named name, or NULL. */
 struct conf_filter *conf_find(struct conf *c, const char *name);
 void conf_free(struct conf *c);
-
-/* --- comparing policies ---------------------------------------------------- */
-/* Do a and b set the same thing (op and name)? */
-bool policy_same_key(const struct policy_change *a, const struct policy_change *b);
-/* ... and to the same value? */
-bool policy_same_value(const struct policy_change *a, const struct policy_change *b);
-/* Is this canonical change's setting managed for a filter with these maps? */
-bool policy_managed(const struct policy_change *c, unsigned int maps, bool policies);
-/*
- * The changes that turn the canonical policy cur into want, for a filter with
- * maps (policies: whether POL_POLICIES is managed): scalars first, then
- * removals, then additions. *out is malloc'd; the count or -ENOMEM.
- */
-int policy_diff(const struct policy_change *want, int nwant, const struct policy_change *cur,
-		int ncur, unsigned int maps, bool policies, struct policy_change **out);
-/* A change as the fusebpfctl command that makes it ("hide NAME add x.txt"). */
-void policy_change_str(const char *filter, const struct policy_change *c, char *buf, size_t cap);
 
 #endif

@@ -20,9 +20,10 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "events_fmt.h"
+#include "filter.h"
 #include "fusebpfctl.h"
 #include "json.h"
-#include "state.h"
 
 #define EVENTS_POLL_MS 250
 

@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "fusebpfctl.h"
+#include "json.h"
 #include "state.h"
 
 int filter_obj_fd(const char *name, const char *obj)

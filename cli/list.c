@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filter.h"
 #include "fusebpfctl.h"
+#include "json.h"
 #include "state.h"
 
 void help_list(FILE *out)

@@ -22,10 +22,12 @@
 #include <unistd.h>
 
 #include "builtins.h"
+#include "filter.h"
 #include "fusebpf_loader.h"
 #include "fusebpfctl.h"
+#include "json.h"
+#include "load.h"
 #include "policy.h"
-#include "state.h"
 
 #define VERIFIER_LOG_SIZE (1 << 22)
 

@@ -29,8 +29,8 @@
 #include "apply.h"
 #include "attach.h"
 #include "conf.h"
+#include "filter.h"
 #include "fusebpfctl.h"
-#include "state.h"
 
 enum { MH_OK = 0, MH_USAGE = 1, MH_SYSERR = 2, MH_FAIL = 32 };
 

@@ -8,9 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "fusebpfctl.h"
+#include "json.h"
 #include "policy.h"
-#include "state.h"
 
 static const char *op_map(enum policy_op op)
 {

@@ -81,6 +81,9 @@ int policy_apply(const char *name, const struct policy_change *c);
 /* Changes that load applies after pinning (its policy options). */
 int policy_apply_all(const char *name, const struct policy_change *c, int n);
 
+/* A change as the fusebpfctl command that makes it ("hide NAME add x.txt"). */
+void policy_change_str(const char *filter, const struct policy_change *c, char *buf, size_t cap);
+
 /* The filter's current policy: {"name", "config", "hide", "attrs", "deny", "except"}. */
 int policy_read(const char *name, json_object **out);
 void policy_print_plain(json_object *p);

@@ -24,10 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filter.h"
 #include "fusebpfctl.h"
+#include "json.h"
 #include "policy.h"
 #include "policy_cmds.h"
-#include "state.h"
 
 void help_hide(FILE *out)
 {

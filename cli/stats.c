@@ -12,8 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "fusebpfctl.h"
-#include "state.h"
+#include "json.h"
+#include "stats.h"
 
 void help_stats(FILE *out)
 {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "policy_diff.h"
 #include "fusebpfctl.h"
 #include "tap.h"
 

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events_fmt.h"
 #include "fusebpfctl.h"
 #include "json.h"
+#include "stats.h"
 #include "tap.h"
 
 static struct fusebpf_event sample(void)

@@ -7,6 +7,7 @@
 
 #include "fusebpfctl.h"
 #include "json.h"
+#include "stats.h"
 #include "tap.h"
 
 static int t_sum_percpu(void)
