@@ -24,6 +24,7 @@
 #include "filter.h"
 #include "fusebpfctl.h"
 #include "json.h"
+#include "ringbuf.h"
 
 #define EVENTS_POLL_MS 250
 
@@ -143,12 +144,12 @@ static void report_drops(struct ev_source *src)
 	}
 }
 
-static bool interrupted;
+static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	interrupted = true;
+	interrupted = 1;
 }
 
 /* Open NAME's ring; -ENOENT (quietly, when quiet) if it reports no events. */
@@ -231,6 +232,29 @@ static int collect_sources(const char *name, struct ev_source **out)
 	return k;
 }
 
+/* One manager over the sources' rings; NULL with the error printed. */
+static struct ring_buffer *open_rings(struct ev_source *srcs, int n)
+{
+	struct ring_buffer *rb = NULL;
+	int *fds = calloc(n, sizeof(*fds)), failed = 0;
+	void **ctxs = calloc(n, sizeof(*ctxs));
+
+	if (fds && ctxs) {
+		for (int i = 0; i < n; i++) {
+			fds[i] = srcs[i].ring_fd;
+			ctxs[i] = &srcs[i];
+		}
+		rb = ringbuf_open_all(fds, n, on_event, ctxs, &failed);
+		if (!rb)
+			fail(errno, "events %s: open the ring buffer", srcs[failed].name);
+	} else {
+		fail(ENOMEM, "events");
+	}
+	free(fds);
+	free(ctxs);
+	return rb;
+}
+
 int do_events(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -274,15 +298,10 @@ int do_events(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		srcs[i].syslog = a.syslog;
 		srcs[i].boot_to_real = offset;
-		if (!rb)
-			rb = ring_buffer__new(srcs[i].ring_fd, on_event, &srcs[i], NULL);
-		else if (ring_buffer__add(rb, srcs[i].ring_fd, on_event, &srcs[i]))
-			rb = NULL;
-		if (!rb) {
-			ret = fail(errno, "events %s: open the ring buffer", srcs[i].name);
-			goto out;
-		}
 	}
+	rb = open_rings(srcs, n);
+	if (!rb)
+		goto out;
 	if (!a.follow) {
 		err = ring_buffer__consume(rb);
 		if (err < 0) {
