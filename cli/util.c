@@ -19,6 +19,7 @@
 #include "fusebpf_loader.h"
 #include "fusebpfctl.h"
 #include "json.h"
+#include "test_seams.h"
 
 struct cli_opts opts = {
 	.pin_dir = DEFAULT_PIN_DIR,
@@ -273,10 +274,9 @@ ssize_t read_small(const char *path, char *buf, size_t cap)
 
 bool fuse_bpf_supported(void)
 {
-	const char *force = getenv("FUSEBPF_FORCE_NO_FUSE_BPF");
 	char buf[64];
 
-	if (force && *force == '1')
+	if (test_seam_no_fuse_bpf())
 		return false;
 	if (read_small(SYSFS_FEATURE, buf, sizeof(buf)) < 0)
 		return false;
