@@ -62,7 +62,7 @@ $(VMLINUX): kernel
 
 # --- tests ------------------------------------------------------------------------
 TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c
-TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h
+TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h cli/fuse_attr.h
 GUEST_TESTS   := foundation passthrough bpf filters cli harden_srv harden_flt stress fuzz_found events mounts
 TEST_BPF      := basic
 GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fuse_attr.h"
 #include "fuse_uapi.h"
 #include "server.h"
 
@@ -226,27 +227,6 @@ static int reply_err(struct server *s, uint64_t unique, int err)
 	return reply(s, unique, err > 0 ? -err : err, NULL, 0);
 }
 
-static void attr_from_stat(const struct stat *st, struct fuse_attr *a)
-{
-	*a = (struct fuse_attr){
-		.ino = st->st_ino,
-		.size = st->st_size,
-		.blocks = st->st_blocks,
-		.atime = st->st_atim.tv_sec,
-		.mtime = st->st_mtim.tv_sec,
-		.ctime = st->st_ctim.tv_sec,
-		.atimensec = st->st_atim.tv_nsec,
-		.mtimensec = st->st_mtim.tv_nsec,
-		.ctimensec = st->st_ctim.tv_nsec,
-		.mode = st->st_mode,
-		.nlink = st->st_nlink,
-		.uid = st->st_uid,
-		.gid = st->st_gid,
-		.rdev = st->st_rdev,
-		.blksize = st->st_blksize,
-	};
-}
-
 static const char *rel(const char *path)
 {
 	return *path ? path : ".";
@@ -303,7 +283,7 @@ static int reply_entry(struct server *s, uint64_t unique, const char *path, bool
 	r.e.nodeid = n->id;
 	r.e.entry_valid = TIMEOUT_S;
 	r.e.attr_valid = TIMEOUT_S;
-	attr_from_stat(&st, &r.e.attr);
+	fuse_attr_from_stat(&st, &r.e.attr);
 	if (cls < 0)
 		return reply(s, unique, 0, &r, len);
 
@@ -359,7 +339,7 @@ static int do_getattr(struct server *s, struct fuse_in_header *h, struct node *n
 		rc = fstatat(s->cfg->back_fd, rel(n->path), &st, AT_SYMLINK_NOFOLLOW);
 	if (rc)
 		return reply_err(s, h->unique, errno);
-	attr_from_stat(&st, &o.attr);
+	fuse_attr_from_stat(&st, &o.attr);
 	return reply(s, h->unique, 0, &o, sizeof(o));
 }
 
@@ -410,7 +390,7 @@ static int do_setattr(struct server *s, struct fuse_in_header *h, struct node *n
 	}
 	if (fstatat(s->cfg->back_fd, p, &st, AT_SYMLINK_NOFOLLOW))
 		return reply_err(s, h->unique, errno);
-	attr_from_stat(&st, &o.attr);
+	fuse_attr_from_stat(&st, &o.attr);
 	return reply(s, h->unique, 0, &o, sizeof(o));
 }
 
@@ -515,7 +495,7 @@ static int do_make(struct server *s, struct fuse_in_header *h, struct node *n, v
 		}
 		r.e.nodeid = nn->id;
 		r.e.entry_valid = r.e.attr_valid = TIMEOUT_S;
-		attr_from_stat(&st, &r.e.attr);
+		fuse_attr_from_stat(&st, &r.e.attr);
 		free(path);
 		return reply(s, h->unique, 0, &r, sizeof(r));
 	}
