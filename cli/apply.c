@@ -545,7 +545,7 @@ static int step_do(const struct step *s)
 		if (!realpath(s->f->file, real))
 			snprintf(real, sizeof(real), "%s", s->f->file);
 		/* Only the policies: the diff against a fresh filter does the rest. */
-		return load_filter(s->f->filter, s->name, NULL, 0, real) ? -EIO : 0;
+		return load_filter(s->f->filter, s->name, NULL, 0, real);
 	case STEP_POLICY:
 		return policy_apply(s->name, &s->c);
 	case STEP_ADOPT:
@@ -553,7 +553,7 @@ static int step_do(const struct step *s)
 			snprintf(real, sizeof(real), "%s", s->f->file);
 		err = filter_set_config(s->name, real);
 		if (err)
-			fail(err, "filter '%s': record its configuration file", s->name);
+			fail(-err, "filter '%s': record its configuration file", s->name);
 		return err;
 	}
 	return -EINVAL;
@@ -637,8 +637,9 @@ static int plan_run(const struct plan *pl, bool quiet)
 			char buf[STEP_STR_MAX];
 
 			step_str(&pl->s[i], buf, sizeof(buf));
-			return fail(0, "apply: stopped at '%s' (%d change%s made before it)", buf,
-				    changes - 1, changes == 2 ? "" : "s");
+			fail(0, "apply: stopped at '%s' (%d change%s made before it)", buf,
+			     changes - 1, changes == 2 ? "" : "s");
+			return err;
 		}
 	}
 	if (!opts.json && !quiet && changes)
@@ -656,11 +657,11 @@ static int conf_load(const char *path, bool missing_ok, struct conf *c)
 		return 0;
 	}
 	if (err)
-		return fail(err, "apply: read %s", path);
+		return fail(-err, "apply: read %s", path), err;
 	check_objects(c);
 	if (c->nerrors)
 		return fail(0, "apply: %d error%s in %s: nothing changed", c->nerrors,
-			    c->nerrors == 1 ? "" : "s", path);
+			    c->nerrors == 1 ? "" : "s", path), -EINVAL;
 	return 0;
 }
 
@@ -669,11 +670,12 @@ int apply_config(const char *path, const char *const *only, int nonly, bool dry_
 	struct conf c = { 0 };
 	struct plan pl = { 0 };
 	bool dflt = !path;
-	int ret = EXIT_FAIL, err;
+	int err;
 
 	if (!path)
 		path = config_default();
-	if (conf_load(path, dflt, &c))
+	err = conf_load(path, dflt, &c);
+	if (err)
 		goto out;
 	pl.is_dir = c.is_dir;
 	if (!realpath(path, pl.abs))
@@ -681,6 +683,7 @@ int apply_config(const char *path, const char *const *only, int nonly, bool dry_
 	for (int i = 0; i < nonly; i++)
 		if (!conf_find(&c, only[i]) && !filter_loaded(only[i])) {
 			fail(ENOENT, "filter '%s' is neither loaded nor in %s", only[i], path);
+			err = -ENOENT;
 			goto out;
 		}
 	err = plan_make(&pl, &c, only, nonly);
@@ -688,17 +691,17 @@ int apply_config(const char *path, const char *const *only, int nonly, bool dry_
 		goto out;
 	if (pl.nerrors) {
 		fail(0, "apply: %d error%s: nothing changed", pl.nerrors, pl.nerrors == 1 ? "" : "s");
+		err = -EINVAL;
 		goto out;
 	}
 	if (!quiet)
 		print_plan(&pl, &c, dry_run);
-	if (!dry_run && pl.n && plan_run(&pl, quiet))
-		goto out;
-	ret = EXIT_OK;
+	if (!dry_run && pl.n)
+		err = plan_run(&pl, quiet);
 out:
 	free(pl.s);
 	conf_free(&c);
-	return ret;
+	return err;
 }
 
 static int apply_opt(int c, const char *arg, void *ctx)
@@ -729,8 +732,9 @@ int do_apply(int argc, char **argv)
 		return usage_error("one FILE or DIR, please");
 	lock = state_lock();
 	if (lock < 0)
-		return fail(lock, "lock %s/lock", opts.state_dir);
-	ret = apply_config(argc - idx ? argv[idx] : NULL, NULL, 0, dry_run, false);
+		return fail(-lock, "lock %s/lock", opts.state_dir);
+	ret = apply_config(argc - idx ? argv[idx] : NULL, NULL, 0, dry_run, false) ? EXIT_FAIL :
+									      EXIT_OK;
 	state_unlock(lock);
 	return ret;
 }

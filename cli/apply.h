@@ -19,7 +19,7 @@ const char *config_default(void);
  * apply's work, the caller holding the state lock: path NULL is the default
  * (missing: nothing configured). With only, just those filters, and only
  * when they are not loaded yet (the mount helper). quiet: print nothing but
- * errors. EXIT_OK or EXIT_FAIL.
+ * errors. 0, or -errno with the error printed.
  */
 int apply_config(const char *path, const char *const *only, int nonly, bool dry_run, bool quiet);
 

@@ -219,7 +219,7 @@ int do_attach(int argc, char **argv)
 		return EXIT_OK;
 	if (err)
 		return EXIT_USAGE;
-	return attach_run(&a, mnt_arg, back_arg);
+	return attach_run(&a, mnt_arg, back_arg) ? EXIT_FAIL : EXIT_OK;
 }
 
 /* What attach_run holds while it mounts: freed by attach_end. */
@@ -582,7 +582,7 @@ int attach_run(struct attach_args *ap, const char *mnt_arg, const char *back_arg
 	if (!err)
 		err = st->a.foreground ? attach_serve_here(st) : attach_daemonize(st);
 	attach_end(st);
-	return err ? EXIT_FAIL : EXIT_OK;
+	return err;
 }
 
 /* --- detach ------------------------------------------------------------------ */
@@ -673,13 +673,13 @@ int do_detach(int argc, char **argv)
 		return usage_error(argc - idx ? "one MOUNTPOINT, please" : "which MOUNTPOINT?");
 	err = absolute_path(argv[idx], mnt, sizeof(mnt));
 	if (err)
-		return fail(err, "detach %s", argv[idx]);
+		return fail(-err, "detach %s", argv[idx]);
 	rec = calloc(1, sizeof(*rec));
 	if (!rec)
 		return fail(ENOMEM, "detach");
 	lock = state_lock();
 	if (lock < 0) {
-		ret = fail(lock, "lock %s/lock", opts.state_dir);
+		ret = fail(-lock, "lock %s/lock", opts.state_dir);
 		goto out;
 	}
 	err = mount_rec_read(mnt, rec);

@@ -53,10 +53,10 @@ int do_list(int argc, char **argv)
 		return usage_error("unexpected argument '%s'", argv[idx]);
 	nf = filter_names(&names);
 	if (nf < 0)
-		return fail(nf, "list %s", opts.pin_dir);
+		return fail(-nf, "list %s", opts.pin_dir);
 	nm = mount_recs(&recs);
 	if (nm < 0) {
-		ret = fail(nm, "list %s/mounts", opts.state_dir);
+		ret = fail(-nm, "list %s/mounts", opts.state_dir);
 		goto out;
 	}
 	f = calloc(1, sizeof(*f));

@@ -640,7 +640,7 @@ int do_load(int argc, char **argv)
 	}
 	lock = state_lock();
 	if (lock < 0) {
-		ret = fail(lock, "lock %s/lock", opts.state_dir);
+		ret = fail(-lock, "lock %s/lock", opts.state_dir);
 		goto out;
 	}
 	if (load_filter(filter, name, a.changes.v, a.changes.n, NULL))
@@ -711,7 +711,7 @@ int do_unload(int argc, char **argv)
 	name = argv[idx];
 	lock = state_lock();
 	if (lock < 0)
-		return fail(lock, "lock %s/lock", opts.state_dir);
+		return fail(-lock, "lock %s/lock", opts.state_dir);
 	if (!filter_loaded(name)) {
 		ret = fail(ENOENT, "unload %s: no such filter loaded", name);
 		goto out;

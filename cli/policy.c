@@ -237,7 +237,7 @@ int policy_apply(const char *name, const struct policy_change *c)
 			    map), -EOPNOTSUPP;
 	}
 	if (fd < 0)
-		return fail(fd, "filter '%s': open map %s", name, map), fd;
+		return fail(-fd, "filter '%s': open map %s", name, map), fd;
 	switch (c->op) {
 	case POL_HIDE_ADD:
 	case POL_ALLOW_ADD:
@@ -280,7 +280,7 @@ int policy_apply(const char *name, const struct policy_change *c)
 		fail(ENOENT, "filter '%s': %s '%s' is not in the policy", name, op_policy(c->op),
 		     c->name[0] ? c->name : "(every name)");
 	else if (err)
-		fail(err, "filter '%s': update map %s", name, map);
+		fail(-err, "filter '%s': update map %s", name, map);
 	return err;
 }
 

@@ -389,7 +389,7 @@ static int run_policy_cmd(const char *cmd, int argc, char **argv)
 	if (n == 0) {	/* show */
 		err = policy_read(filter, &p);
 		if (err) {
-			ret = fail(err, "policy %s", filter);
+			ret = fail(-err, "policy %s", filter);
 			goto out;
 		}
 		if (opts.json)
@@ -401,7 +401,7 @@ static int run_policy_cmd(const char *cmd, int argc, char **argv)
 	}
 	lock = state_lock();
 	if (lock < 0) {
-		ret = fail(lock, "lock %s/lock", opts.state_dir);
+		ret = fail(-lock, "lock %s/lock", opts.state_dir);
 		goto out;
 	}
 	if (policy_apply_all(filter, changes, n) == 0)

@@ -180,7 +180,7 @@ static int open_stats(const char *name, bool quiet)
 	if (fd < 0 && quiet)
 		return fd;
 	if (fd < 0) {
-		fail(fd == -ENOENT ? 0 : fd, "stats %s: the filter has no %s map", name,
+		fail(fd == -ENOENT ? 0 : -fd, "stats %s: the filter has no %s map", name,
 		     FUSEBPF_MAP_STATS);
 		return fd;
 	}

@@ -35,8 +35,6 @@ int fail(int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	if (err < 0)
-		err = -err;
 	if (err)
 		fprintf(stderr, "fusebpfctl: %s: %s\n", what, strerror(err));
 	else
@@ -222,7 +220,7 @@ int ensure_pin_dir(void)
 	}
 	err = mkdir_p(opts.pin_dir, 0700);
 	if (err) {
-		fail(err, "create %s", opts.pin_dir);
+		fail(-err, "create %s", opts.pin_dir);
 		return err;
 	}
 	return 0;
