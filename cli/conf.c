@@ -26,12 +26,15 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "policy_vocab.h"
 #include "policy_diff.h"
 #include "filter.h"
 #include "fusebpfctl.h"
 
 #define CONF_MAX_FILE (1 << 20)
 #define MAX_WORDS 256
+/* seen_line's slot of the filter key; those of policy_keys[] come first. */
+#define SLOT_FILTER 31
 
 static void conf_verr(struct conf *c, const char *file, int line, const char *fmt, va_list ap)
 {
@@ -134,7 +137,7 @@ struct parse {
 	int line;
 	struct conf_filter *f;		/* the current section */
 	bool bad_section;		/* keys go nowhere (reported once) */
-	int seen_line[32];		/* scalar keys: the line that gave them */
+	int seen_line[SLOT_FILTER + 1];	/* scalar keys (by index in policy_keys): their line */
 	int nids;			/* the distinct ids excepted in the section */
 };
 
@@ -254,25 +257,6 @@ static void set_filter(struct parse *p, char **w, int n)
 	snprintf(f->kind, sizeof(f->kind), "file");
 }
 
-static void names_key(struct parse *p, enum policy_op op, uint32_t kind, char **w, int n)
-{
-	struct policy_change item = { .op = op, .pat_kind = kind };
-	struct fusebpf_pattern pat;
-	struct fusebpf_name key;
-	int e;
-
-	for (int i = 0; i < n; i++) {
-		e = kind ? policy_pattern(kind, w[i], &pat) : policy_name_key(w[i], &key);
-		if (e) {
-			conf_error(p->c, p->file, p->line, "bad %s '%s': %s",
-				 kind ? "pattern" : "file name", w[i], strerror(-e));
-			continue;
-		}
-		snprintf(item.name, sizeof(item.name), "%s", w[i]);
-		add_item(p, &item);
-	}
-}
-
 static void scalar_key(struct parse *p, enum policy_op op, int val)
 {
 	struct policy_change *v = add_set(p, op);
@@ -299,30 +283,21 @@ static struct policy_change *rule_of(struct parse *p, const char *name)
 static bool rule_setting(struct parse *p, const char *key, const char *val,
 			 struct fusebpf_attr_rule *r)
 {
-	uint32_t id;
+	const struct policy_key *k = policy_key_find(key);
+	struct policy_change c;
+	char why[512];
 
-	if (!strcmp(key, "mode")) {
-		if (!policy_parse_mode(val, &r->mode_set, &r->mode_clear))
-			return true;
-		conf_error(p->c, p->file, p->line, "bad mode '%s' (e.g. +0111, -0222, =0640)", val);
+	if (!k || (k->value != PV_MODE && k->value != PV_ID)) {
+		conf_error(p->c, p->file, p->line, "unknown rule setting '%s' (mode=, uid=, gid=)",
+			   key);
 		return false;
 	}
-	if (!strcmp(key, "uid") || !strcmp(key, "gid")) {
-		bool gid = key[0] == 'g';
-
-		if (policy_parse_id(val, gid, &id)) {
-			conf_error(p->c, p->file, p->line, "bad %s '%s'", gid ? "group" : "user", val);
-			return false;
-		}
-		r->flags |= gid ? FUSEBPF_ATTR_FORCE_GID : FUSEBPF_ATTR_FORCE_UID;
-		if (gid)
-			r->gid = id;
-		else
-			r->uid = id;
-		return true;
+	if (policy_key_value(k, key, val, SYNTAX_CONF, &c, why, sizeof(why))) {
+		conf_error(p->c, p->file, p->line, "%s", why);
+		return false;
 	}
-	conf_error(p->c, p->file, p->line, "unknown rule setting '%s' (mode=, uid=, gid=)", key);
-	return false;
+	policy_rule_merge(k, r, &c.rule);
+	return true;
 }
 
 /* rule = FILE mode=SPEC uid=ID gid=ID */
@@ -339,7 +314,7 @@ static void rule_key(struct parse *p, char **w, int n)
 	}
 	if ((e = policy_name_key(w[0], &key))) {
 		conf_error(p->c, p->file, p->line, "bad file name '%s': %s (mode, uid and gid "
-			 "set the rule for every name)", w[0], strerror(-e));
+			   "set the rule for every name)", w[0], strerror(-e));
 		return;
 	}
 	for (int i = 1; i < n; i++) {
@@ -363,63 +338,11 @@ static void rule_key(struct parse *p, char **w, int n)
 		v->rule = r;
 }
 
-enum {
-	S_FILTER, S_DOTFILES, S_HIDE_ERRNO, S_DENY_ERRNO, S_POLICIES, S_POSTFILTER, S_MODE,
-	S_UID, S_GID, S_EVENTS, S_EV_RATE, S_EV_BURST, S_EV_READDIR,
-};
-
 static bool one_value(struct parse *p, const char *key, int n)
 {
 	if (n == 1)
 		return true;
 	conf_error(p->c, p->file, p->line, "'%s' takes one value", key);
-	return false;
-}
-
-/* --- exceptions and events --------------------------------------------------- */
-
-/*
- * except-uid, except-gid (every policy the filter can except from), and
- * hide-/deny- of each (that policy only): true when key is one, with the
- * policy (0: every one) and the kind of id.
- */
-static bool except_key(const char *key, uint32_t *mask, uint32_t *kind)
-{
-	*mask = 0;
-	if (!strncmp(key, "hide-", 5)) {
-		*mask = FUSEBPF_POLICY_HIDE;
-		key += 5;
-	} else if (!strncmp(key, "deny-", 5)) {
-		*mask = FUSEBPF_POLICY_DENYWRITE;
-		key += 5;
-	}
-	if (strcmp(key, "except-uid") && strcmp(key, "except-gid"))
-		return false;
-	*kind = key[7] == 'g' ? FUSEBPF_EXCEPT_GID : FUSEBPF_EXCEPT_UID;
-	return true;
-}
-
-/*
- * A uid or gid: a number up to 4294967294 ((uid_t)-1 means "no id"), or a
- * name the system knows (resolved now: when apply runs). false when bad
- * (reported).
- */
-static bool except_id(struct parse *p, const char *s, bool gid, uint32_t *id)
-{
-	const char *what = gid ? "gid" : "uid";
-	bool number = *s && s[strspn(s, "0123456789")] == 0;
-
-	if (number || (s[0] == '-' && s[1] && !s[1 + strspn(s + 1, "0123456789")])) {
-		if (s[0] != '-' && !policy_parse_id(s, gid, id))
-			return true;
-		conf_error(p->c, p->file, p->line, "bad %s '%s': out of range (0 to 4294967294)", what,
-			 s);
-		return false;
-	}
-	if (!policy_parse_id(s, gid, id))
-		return true;
-	conf_error(p->c, p->file, p->line, "bad %s '%s': no such %s (a number, or a name the "
-		 "system knows)", what, s, gid ? "group" : "user");
 	return false;
 }
 
@@ -432,169 +355,89 @@ static bool id_listed(const struct conf_filter *f, uint32_t kind, uint32_t id)
 	return false;
 }
 
-/* except-uid = ID... (and the others): one item per id, mask as the key says. */
-static void except_ids(struct parse *p, uint32_t mask, uint32_t kind, char **w, int n)
+/* One more excepted id in the section; false (reported) past what the map holds. */
+static bool except_room(struct parse *p, const struct policy_change *c)
 {
-	bool gid = kind == FUSEBPF_EXCEPT_GID;
-	struct policy_change item = { .op = POL_EXCEPT_ADD, .id_kind = kind, .mask = mask };
-	uint32_t id;
+	if (id_listed(p->f, c->id_kind, (uint32_t)c->val) || ++p->nids <= FUSEBPF_EXCEPT_MAX)
+		return true;
+	conf_error(p->c, p->file, p->line, "more than %d uids and gids excepted in [%s] (the "
+		   "exceptions map holds %d)", FUSEBPF_EXCEPT_MAX, p->f->name, FUSEBPF_EXCEPT_MAX);
+	return false;
+}
 
-	need(p, CONF_EXCEPT | (mask & FUSEBPF_POLICY_HIDE ? CONF_HIDE : 0) |
-		(mask & FUSEBPF_POLICY_DENYWRITE ? CONF_DENY : 0));
+/* One parsed value of k into the section's policy; false to stop at this line. */
+static bool set_value(struct parse *p, const struct policy_key *k, const struct policy_change *c)
+{
+	struct policy_change *v;
+
+	switch (k->value) {
+	case PV_NAME:
+		add_item(p, c);
+		return true;
+	case PV_EXCEPT:
+		if (!except_room(p, c))
+			return false;
+		add_item(p, c);
+		return true;
+	case PV_MODE:
+	case PV_ID:
+		if ((v = rule_of(p, "")))
+			policy_rule_merge(k, &v->rule, &c->rule);
+		return true;
+	default:
+		scalar_key(p, c->op, c->val);
+		p->f->policies_given |= c->op == POL_POLICIES;
+		return true;
+	}
+}
+
+/* A key of the policy vocabulary (policy_vocab.h), with its values. */
+static void vocab_key(struct parse *p, const struct policy_key *k, char **w, int n)
+{
+	struct policy_change c;
+	char why[512];
+
+	need(p, k->maps);
+	if (!policy_key_is_list(k) && (!once(p, (int)(k - policy_keys), k->key) ||
+				       !one_value(p, k->key, n)))
+		return;
 	for (int i = 0; i < n; i++) {
-		if (!except_id(p, w[i], gid, &id))
-			continue;
-		if (!id_listed(p->f, kind, id) && ++p->nids > FUSEBPF_EXCEPT_MAX) {
-			conf_error(p->c, p->file, p->line, "more than %d uids and gids excepted in [%s] "
-				 "(the exceptions map holds %d)", FUSEBPF_EXCEPT_MAX, p->f->name,
-				 FUSEBPF_EXCEPT_MAX);
+		if (policy_key_value(k, k->key, w[i], SYNTAX_CONF, &c, why, sizeof(why)))
+			conf_error(p->c, p->file, p->line, "%s", why);
+		else if (!set_value(p, k, &c))
 			return;
-		}
-		item.val = (int)id;
-		snprintf(item.name, sizeof(item.name), "%s %u", gid ? "gid" : "uid", id);
-		add_item(p, &item);
 	}
-}
-
-/* events, events-readdir = yes|no; events-rate, events-burst = N */
-static void events_key(struct parse *p, const char *key, char **w, int n)
-{
-	static const struct {
-		const char *key;
-		enum policy_op op;
-		int slot;
-	} k[] = {
-		{ "events", POL_EVENTS, S_EVENTS },
-		{ "events-readdir", POL_EV_READDIR, S_EV_READDIR },
-		{ "events-rate", POL_EV_RATE, S_EV_RATE },
-		{ "events-burst", POL_EV_BURST, S_EV_BURST },
-	};
-	uint32_t count;
-	size_t i;
-	int e;
-
-	for (i = 0; strcmp(k[i].key, key); i++)
-		;
-	need(p, CONF_EVENTS);
-	if (!once(p, k[i].slot, key) || !one_value(p, key, n))
-		return;
-	if (k[i].op == POL_EVENTS || k[i].op == POL_EV_READDIR) {
-		if ((e = parse_bool(w[0])) < 0)
-			conf_error(p->c, p->file, p->line, "%s = yes or no, not '%s'", key, w[0]);
-		else
-			scalar_key(p, k[i].op, e);
-		return;
-	}
-	if (policy_parse_ev_count(w[0], &count))
-		conf_error(p->c, p->file, p->line, "bad %s '%s' (1 to %d)", key, w[0], FUSEBPF_EV_MAX);
-	else
-		scalar_key(p, k[i].op, (int)count);
-}
-
-static bool is_events_key(const char *key)
-{
-	return !strcmp(key, "events") || !strcmp(key, "events-readdir") ||
-	       !strcmp(key, "events-rate") || !strcmp(key, "events-burst");
 }
 
 static void key_value(struct parse *p, const char *key, char *val)
 {
+	const struct policy_key *k = policy_key_find(key);
 	char *w[MAX_WORDS];
-	int n = split_words(val, w, MAX_WORDS), e;
-	uint32_t mask, kind;
+	int n = split_words(val, w, MAX_WORDS);
 
 	if (n < 0) {
 		conf_error(p->c, p->file, p->line, "'%s': an unterminated quote, or more than %d words",
-			 key, MAX_WORDS);
+			   key, MAX_WORDS);
 		return;
 	}
 	if (!n) {
 		conf_error(p->c, p->file, p->line, "'%s' needs a value", key);
 		return;
 	}
-	if (!strcmp(key, "filter")) {
-		if (once(p, S_FILTER, key))
+	if (k) {
+		vocab_key(p, k, w, n);
+	} else if (!strcmp(key, "filter")) {
+		if (once(p, SLOT_FILTER, key))
 			set_filter(p, w, n);
-	} else if (!strcmp(key, "hide")) {
-		need(p, CONF_HIDE);
-		names_key(p, POL_HIDE_ADD, 0, w, n);
-	} else if (!strcmp(key, "hide-prefix") || !strcmp(key, "hide-suffix") ||
-		   !strcmp(key, "hide-glob")) {
-		need(p, CONF_HIDE);
-		names_key(p, POL_PATTERN_ADD, policy_pattern_kind(key + 5), w, n);
-	} else if (!strcmp(key, "hide-dotfiles")) {
-		need(p, CONF_HIDE);
-		if (!once(p, S_DOTFILES, key))
-			return;
-		if (!one_value(p, key, n))
-			return;
-		if ((e = parse_bool(w[0])) < 0)
-			conf_error(p->c, p->file, p->line, "hide-dotfiles = yes or no, not '%s'", w[0]);
-		else
-			scalar_key(p, POL_DOTFILES, e);
-	} else if (!strcmp(key, "hide-errno") || !strcmp(key, "deny-errno")) {
-		bool hide = key[0] == 'h';
-
-		need(p, hide ? CONF_HIDE : CONF_DENY);
-		if (!once(p, hide ? S_HIDE_ERRNO : S_DENY_ERRNO, key))
-			return;
-		if (!one_value(p, key, n))
-			return;
-		if ((e = parse_errno(w[0])) < 0)
-			conf_error(p->c, p->file, p->line, "bad errno '%s' (a name like EROFS, or a number)",
-				 w[0]);
-		else
-			scalar_key(p, hide ? POL_HIDE_ERRNO : POL_DENY_ERRNO, e);
-	} else if (!strcmp(key, "mode") || !strcmp(key, "uid") || !strcmp(key, "gid")) {
-		struct policy_change *v;
-
-		need(p, CONF_ATTRS);
-		if (!once(p, key[0] == 'm' ? S_MODE : key[0] == 'u' ? S_UID : S_GID, key))
-			return;
-		if (!one_value(p, key, n))
-			return;
-		v = rule_of(p, "");
-		if (v)
-			rule_setting(p, key, w[0], &v->rule);
 	} else if (!strcmp(key, "rule")) {
 		need(p, CONF_ATTRS);
 		rule_key(p, w, n);
-	} else if (!strcmp(key, "allow")) {
-		need(p, CONF_DENY);
-		names_key(p, POL_ALLOW_ADD, 0, w, n);
-	} else if (!strcmp(key, "policies")) {
-		need(p, CONF_CONFIG);
-		if (!once(p, S_POLICIES, key))
-			return;
-		if (!one_value(p, key, n))
-			return;
-		if (policy_parse_policies(w[0], &mask)) {
-			conf_error(p->c, p->file, p->line, "bad policy list '%s' (hide,attrs,denywrite or "
-				 "none)", w[0]);
-			return;
-		}
-		scalar_key(p, POL_POLICIES, mask);
-		p->f->policies_given = true;
-	} else if (!strcmp(key, "postfilter")) {
-		need(p, CONF_CONFIG);
-		if (!once(p, S_POSTFILTER, key))
-			return;
-		if (!one_value(p, key, n))
-			return;
-		if ((e = parse_bool(w[0])) < 0)
-			conf_error(p->c, p->file, p->line, "postfilter = yes or no, not '%s'", w[0]);
-		else
-			scalar_key(p, POL_POSTFILTER, e);
-	} else if (except_key(key, &mask, &kind)) {
-		except_ids(p, mask, kind, w, n);
-	} else if (is_events_key(key)) {
-		events_key(p, key, w, n);
 	} else {
 		conf_error(p->c, p->file, p->line, "unknown key '%s' (filter, hide, hide-prefix, "
-			 "hide-suffix, hide-glob, hide-dotfiles, hide-errno, mode, uid, gid, rule, allow, "
-			 "deny-errno, policies, postfilter, except-uid, except-gid, hide-except-uid, "
-			 "hide-except-gid, deny-except-uid, deny-except-gid, events, events-rate, "
-			 "events-burst, events-readdir)", key);
+			   "hide-suffix, hide-glob, hide-dotfiles, hide-errno, mode, uid, gid, rule, "
+			   "allow, deny-errno, policies, postfilter, except-uid, except-gid, "
+			   "hide-except-uid, hide-except-gid, deny-except-uid, deny-except-gid, events, "
+			   "events-rate, events-burst, events-readdir)", key);
 	}
 }
 
@@ -605,14 +448,15 @@ static void end_section(struct parse *p)
 	if (!f)
 		return;
 	if (!f->kind[0]) {
-		if (p->seen_line[S_FILTER])
+		if (p->seen_line[SLOT_FILTER])
 			return;	/* a bad one, reported */
 		conf_error(p->c, p->file, f->line, "[%s] has no 'filter =' (%s, or a .bpf.o path)",
 			 f->name, builtin_names(", "));
 		return;
 	}
 	if (strcmp(f->kind, "fusebpf") && strcmp(f->kind, "file") && f->policies_given)
-		conf_error(p->c, p->file, p->seen_line[S_POLICIES], "'policies' is for the combined "
+		conf_error(p->c, p->file, p->seen_line[policy_key_find("policies") - policy_keys],
+			   "'policies' is for the combined "
 			 "filter (fusebpf) and filter objects; %s always runs its own", f->kind);
 	/* A built-in's maps are known now; a file's once apply opens it. */
 	if (strcmp(f->kind, "file"))

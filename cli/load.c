@@ -28,6 +28,7 @@
 #include "json.h"
 #include "load.h"
 #include "policy.h"
+#include "policy_vocab.h"
 
 #define VERIFIER_LOG_SIZE (1 << 22)
 
@@ -100,120 +101,56 @@ static struct policy_change *default_rule(struct load_args *a)
 	return add_change(a, POL_ATTR_SET);
 }
 
-enum {
-	O_HIDE = 256, O_HIDE_PREFIX, O_HIDE_SUFFIX, O_HIDE_GLOB, O_HIDE_DOTFILES, O_HIDE_ERRNO,
-	O_MODE, O_UID, O_GID, O_DENY_ERRNO, O_ALLOW, O_POLICIES, O_POSTFILTER, O_NO_POSTFILTER,
-	O_EXCEPT_UID, O_EXCEPT_GID, O_NO_EVENTS, O_EV_RATE, O_EV_BURST, O_EV_READDIR,
+/* load's policy options: --KEY VALUE of the vocabulary, and flags that set a key. */
+static const struct load_policy_opt {
+	const char *opt, *key, *fixed;	/* fixed: the value the flag sets */
+} load_policy_opts[] = {
+	{ "hide", "hide", NULL }, { "hide-prefix", "hide-prefix", NULL }, { "hide-suffix", "hide-suffix", NULL },
+	{ "hide-glob", "hide-glob", NULL }, { "hide-dotfiles", "hide-dotfiles", "on" },
+	{ "hide-errno", "hide-errno", NULL }, { "mode", "mode", NULL }, { "uid", "uid", NULL }, { "gid", "gid", NULL },
+	{ "deny-errno", "deny-errno", NULL }, { "allow", "allow", NULL }, { "policies", "policies", NULL },
+	{ "postfilter", "postfilter", "on" }, { "no-postfilter", "postfilter", "off" },
+	{ "except-uid", "except-uid", NULL }, { "except-gid", "except-gid", NULL },
+	{ "no-events", "events", "off" }, { "events-rate", "events-rate", NULL },
+	{ "events-burst", "events-burst", NULL }, { "events-readdir", "events-readdir", "on" },
 };
+#define LOAD_NPOLICY_OPTS (sizeof(load_policy_opts) / sizeof(load_policy_opts[0]))
+#define O_POLICY 256	/* + the index in load_policy_opts */
+
+static int load_policy_opt(struct load_args *a, const struct load_policy_opt *o, const char *arg)
+{
+	const struct policy_key *k = policy_key_find(o->key);
+	struct policy_change ch, *p;
+	char label[40], why[512];
+
+	snprintf(label, sizeof(label), "--%s", o->opt);
+	if (policy_key_value(k, label, o->fixed ? o->fixed : arg, SYNTAX_CLI, &ch, why, sizeof(why)))
+		return usage_error("%s", why);
+	if (ch.op == POL_ATTR_SET) {
+		if (!(p = default_rule(a)))
+			return EXIT_USAGE;
+		policy_rule_merge(k, &p->rule, &ch.rule);
+		return 0;
+	}
+	if (!(p = add_change(a, ch.op)))
+		return EXIT_USAGE;
+	*p = ch;	/* an exception's mask 0: the filter's policies (see load_filter) */
+	a->policies_given |= ch.op == POL_POLICIES;
+	return 0;
+}
 
 static int load_opt(int c, const char *arg, void *ctx)
 {
 	struct load_args *a = ctx;
-	struct policy_change *ch;
-	struct fusebpf_pattern pat;
-	struct fusebpf_name key;
-	uint32_t set, clear, id, mask;
-	int e, kind;
 
-	switch (c) {
-	case 'n':
+	if (c == 'n') {
 		if (!valid_filter_name(arg))
 			return usage_error("bad name '%s' (letters, digits, '_', '-', '.')", arg);
 		a->name = arg;
 		return 0;
-	case O_HIDE:
-	case O_ALLOW:
-		if ((e = policy_name_key(arg, &key)))
-			return usage_error("bad file name '%s': %s", arg, strerror(-e));
-		if (!(ch = add_change(a, c == O_HIDE ? POL_HIDE_ADD : POL_ALLOW_ADD)))
-			return EXIT_USAGE;
-		snprintf(ch->name, sizeof(ch->name), "%s", arg);
-		return 0;
-	case O_HIDE_PREFIX:
-	case O_HIDE_SUFFIX:
-	case O_HIDE_GLOB:
-		kind = c == O_HIDE_PREFIX ? FUSEBPF_PAT_PREFIX :
-		       c == O_HIDE_SUFFIX ? FUSEBPF_PAT_SUFFIX : FUSEBPF_PAT_GLOB;
-		if ((e = policy_pattern(kind, arg, &pat)))
-			return usage_error("bad pattern '%s': %s", arg, strerror(-e));
-		if (!(ch = add_change(a, POL_PATTERN_ADD)))
-			return EXIT_USAGE;
-		ch->pat_kind = kind;
-		snprintf(ch->name, sizeof(ch->name), "%s", arg);
-		return 0;
-	case O_HIDE_DOTFILES:
-		if (!(ch = add_change(a, POL_DOTFILES)))
-			return EXIT_USAGE;
-		ch->val = 1;
-		return 0;
-	case O_HIDE_ERRNO:
-	case O_DENY_ERRNO:
-		if ((e = parse_errno(arg)) < 0)
-			return usage_error("bad errno '%s' (a name like EROFS, or a number)", arg);
-		if (!(ch = add_change(a, c == O_HIDE_ERRNO ? POL_HIDE_ERRNO : POL_DENY_ERRNO)))
-			return EXIT_USAGE;
-		ch->val = e;
-		return 0;
-	case O_MODE:
-		if (policy_parse_mode(arg, &set, &clear))
-			return usage_error("bad mode '%s' (e.g. +0111, -0222, =0640)", arg);
-		if (!(ch = default_rule(a)))
-			return EXIT_USAGE;
-		ch->rule.mode_set = set;
-		ch->rule.mode_clear = clear;
-		return 0;
-	case O_UID:
-	case O_GID:
-		if (policy_parse_id(arg, c == O_GID, &id))
-			return usage_error("bad %s '%s'", c == O_GID ? "group" : "user", arg);
-		if (!(ch = default_rule(a)))
-			return EXIT_USAGE;
-		if (c == O_UID) {
-			ch->rule.flags |= FUSEBPF_ATTR_FORCE_UID;
-			ch->rule.uid = id;
-		} else {
-			ch->rule.flags |= FUSEBPF_ATTR_FORCE_GID;
-			ch->rule.gid = id;
-		}
-		return 0;
-	case O_POLICIES:
-		if (policy_parse_policies(arg, &mask))
-			return usage_error("bad policy list '%s' (hide,attrs,denywrite)", arg);
-		if (!(ch = add_change(a, POL_POLICIES)))
-			return EXIT_USAGE;
-		ch->val = mask;
-		a->policies_given = true;
-		return 0;
-	case O_POSTFILTER:
-	case O_NO_POSTFILTER:
-	case O_NO_EVENTS:
-	case O_EV_READDIR:
-		if (!(ch = add_change(a, c == O_NO_POSTFILTER || c == O_POSTFILTER ? POL_POSTFILTER :
-					 c == O_NO_EVENTS ? POL_EVENTS : POL_EV_READDIR)))
-			return EXIT_USAGE;
-		ch->val = c == O_EV_READDIR || c == O_POSTFILTER;
-		return 0;
-	case O_EXCEPT_UID:
-	case O_EXCEPT_GID:
-		if (policy_parse_id(arg, c == O_EXCEPT_GID, &id))
-			return usage_error("bad %s '%s'", c == O_EXCEPT_GID ? "group" : "user", arg);
-		if (!(ch = add_change(a, POL_EXCEPT_ADD)))
-			return EXIT_USAGE;
-		ch->id_kind = c == O_EXCEPT_GID ? FUSEBPF_EXCEPT_GID : FUSEBPF_EXCEPT_UID;
-		ch->val = (int)id;
-		snprintf(ch->name, sizeof(ch->name), "%s %u", c == O_EXCEPT_GID ? "gid" : "uid", id);
-		return 0;	/* mask 0: the filter's policies (see load_filter) */
-	case O_EV_RATE:
-	case O_EV_BURST:
-		if (policy_parse_ev_count(arg, &id))
-			return usage_error("bad %s '%s' (1 to %d)",
-					   c == O_EV_RATE ? "--events-rate" : "--events-burst", arg,
-					   FUSEBPF_EV_MAX);
-		if (!(ch = add_change(a, c == O_EV_RATE ? POL_EV_RATE : POL_EV_BURST)))
-			return EXIT_USAGE;
-		ch->val = id;
-		return 0;
 	}
+	if (c >= O_POLICY && c < O_POLICY + (int)LOAD_NPOLICY_OPTS)
+		return load_policy_opt(a, &load_policy_opts[c - O_POLICY], arg);
 	return EXIT_USAGE;
 }
 
@@ -587,35 +524,19 @@ int unload_filter(const char *name)
 
 int do_load(int argc, char **argv)
 {
-	static const struct option longopts[] = {
+	static struct option longopts[LOAD_NPOLICY_OPTS + 2] = {
 		{ "name", required_argument, NULL, 'n' },
-		{ "hide", required_argument, NULL, O_HIDE },
-		{ "hide-prefix", required_argument, NULL, O_HIDE_PREFIX },
-		{ "hide-suffix", required_argument, NULL, O_HIDE_SUFFIX },
-		{ "hide-glob", required_argument, NULL, O_HIDE_GLOB },
-		{ "hide-dotfiles", no_argument, NULL, O_HIDE_DOTFILES },
-		{ "hide-errno", required_argument, NULL, O_HIDE_ERRNO },
-		{ "mode", required_argument, NULL, O_MODE },
-		{ "uid", required_argument, NULL, O_UID },
-		{ "gid", required_argument, NULL, O_GID },
-		{ "deny-errno", required_argument, NULL, O_DENY_ERRNO },
-		{ "allow", required_argument, NULL, O_ALLOW },
-		{ "policies", required_argument, NULL, O_POLICIES },
-		{ "postfilter", no_argument, NULL, O_POSTFILTER },
-		{ "no-postfilter", no_argument, NULL, O_NO_POSTFILTER },
-		{ "except-uid", required_argument, NULL, O_EXCEPT_UID },
-		{ "except-gid", required_argument, NULL, O_EXCEPT_GID },
-		{ "no-events", no_argument, NULL, O_NO_EVENTS },
-		{ "events-rate", required_argument, NULL, O_EV_RATE },
-		{ "events-burst", required_argument, NULL, O_EV_BURST },
-		{ "events-readdir", no_argument, NULL, O_EV_READDIR },
-		{ 0 },
 	};
 	struct load_args a = { 0 };
 	char name[NAME_LEN];
 	int ret = EXIT_FAIL, idx, lock = -1;
 	const char *filter;
 
+	for (size_t i = 0; i < LOAD_NPOLICY_OPTS; i++)
+		longopts[i + 1] = (struct option){ load_policy_opts[i].opt,
+						   load_policy_opts[i].fixed ? no_argument :
+									       required_argument,
+						   NULL, O_POLICY + (int)i };
 	idx = parse_cmd_opts(argc, argv, "n:", longopts, load_opt, &a, help_load);
 	if (idx == PARSE_HELP) {
 		ret = EXIT_OK;
