@@ -331,13 +331,10 @@ struct plan {
 static struct step *plan_add(struct plan *pl, enum step_kind kind, const char *name,
 			     const struct conf_filter *f)
 {
-	struct step *s = realloc(pl->s, (pl->n + 1) * sizeof(*s));
+	struct step *s = array_add(&pl->s, &pl->n, sizeof(*s));
 
 	if (!s)
 		return NULL;
-	pl->s = s;
-	s = &s[pl->n++];
-	memset(s, 0, sizeof(*s));
 	s->kind = kind;
 	s->f = f;
 	snprintf(s->name, sizeof(s->name), "%s", name);

@@ -215,14 +215,11 @@ static void start_section(struct parse *p, char *s)
 			 old->file, old->line);
 		return;
 	}
-	f = realloc(c->f, (c->n + 1) * sizeof(*f));
+	p->f = f = array_add(&c->f, &c->n, sizeof(*f));
 	if (!f) {
 		conf_error(c, p->file, p->line, "out of memory");
 		return;
 	}
-	c->f = f;
-	p->f = f = &c->f[c->n++];
-	memset(f, 0, sizeof(*f));
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	snprintf(f->file, sizeof(f->file), "%s", p->file);
 	f->line = p->line;

@@ -111,6 +111,12 @@ struct option;
 int parse_cmd_opts(int argc, char **argv, const char *shortopts, const struct option *longopts,
 		   int (*handle)(int c, const char *arg, void *ctx), void *ctx, void (*help)(FILE *));
 
+/*
+ * Grow the array *arr of *n elements of size by one, zeroed: the new
+ * element, or NULL (the array unchanged) when out of memory.
+ */
+void *array_add(void *arr, int *n, size_t size);
+
 /* Paths. */
 int mkdir_p(const char *path, unsigned int mode);
 /* The pin directory of a filter (no check that it exists). */

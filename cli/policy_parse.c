@@ -8,17 +8,15 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fusebpfctl.h"
 #include "policy.h"
 
 struct policy_change *policy_vec_add(struct policy_vec *v, enum policy_op op, int val)
 {
-	struct policy_change *p = realloc(v->v, (v->n + 1) * sizeof(*p));
+	struct policy_change *p = array_add(&v->v, &v->n, sizeof(*p));
 
 	if (!p)
 		return NULL;
-	v->v = p;
-	p = &p[v->n++];
-	memset(p, 0, sizeof(*p));
 	p->op = op;
 	p->val = val;
 	return p;

@@ -110,6 +110,19 @@ void cli_setup_libbpf_log(void)
 	libbpf_set_print(libbpf_print);
 }
 
+void *array_add(void *arr, int *n, size_t size)
+{
+	void **pv = arr;
+	char *v = realloc(*pv, (*n + 1) * size);
+
+	if (!v)
+		return NULL;
+	*pv = v;
+	v += (*n)++ * size;
+	memset(v, 0, size);
+	return v;
+}
+
 int parse_cmd_opts(int argc, char **argv, const char *shortopts, const struct option *longopts,
 		   int (*handle)(int c, const char *arg, void *ctx), void *ctx, void (*help)(FILE *))
 {
