@@ -255,6 +255,61 @@ static struct ring_buffer *open_rings(struct ev_source *srcs, int n)
 	return rb;
 }
 
+/* What is queued now, then the drops. */
+static int events_drain(struct ring_buffer *rb, struct ev_source *srcs, int n)
+{
+	int err = ring_buffer__consume(rb);
+
+	if (err < 0)
+		return fail(-err, "events: read the ring buffer"), err;
+	for (int i = 0; i < n; i++)
+		report_drops(&srcs[i]);
+	return 0;
+}
+
+/* -f: events and drops as they come, until interrupted. */
+static int events_follow(struct ring_buffer *rb, struct ev_source *srcs, int n)
+{
+	int err;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	for (int i = 0; i < n; i++)
+		report_drops(&srcs[i]);
+	while (!interrupted) {
+		err = ring_buffer__poll(rb, EVENTS_POLL_MS);
+		if (err < 0 && err != -EINTR)
+			return fail(-err, "events: read the ring buffer"), err;
+		for (int i = 0; i < n; i++)
+			report_drops(&srcs[i]);
+	}
+	return 0;
+}
+
+/* Read the sources' events (printed by on_event, or sent to syslog). */
+static int events_run(const struct events_args *a, struct ev_source *srcs, int n)
+{
+	int64_t offset = events_boot_to_real_ns();
+	struct ring_buffer *rb;
+	int err;
+
+	for (int i = 0; i < n; i++) {
+		srcs[i].syslog = a->syslog;
+		srcs[i].boot_to_real = offset;
+	}
+	rb = open_rings(srcs, n);
+	if (!rb)
+		return -EIO;
+	if (a->syslog)
+		openlog("fusebpfctl", LOG_PID, LOG_AUTHPRIV);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	err = a->follow ? events_follow(rb, srcs, n) : events_drain(rb, srcs, n);
+	if (a->syslog)
+		closelog();
+	ring_buffer__free(rb);
+	return err;
+}
+
 int do_events(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -263,10 +318,8 @@ int do_events(int argc, char **argv)
 		{ 0 },
 	};
 	struct events_args a = { 0 };
-	struct ring_buffer *rb = NULL;
 	struct ev_source *srcs = NULL;
-	int idx, n = 0, ret = EXIT_FAIL, err;
-	int64_t offset;
+	int idx, n, err = 0;
 
 	idx = parse_cmd_opts(argc, argv, "f", longopts, events_opt, &a, help_events);
 	if (idx == PARSE_HELP)
@@ -281,56 +334,14 @@ int do_events(int argc, char **argv)
 			fail(ENOMEM, "events");
 		return EXIT_FAIL;
 	}
-	if (!n) {
-		if (a.follow) {
-			ret = fail(ENOENT, "events: no loaded filter reports events");
-			goto out;
-		}
-		if (!opts.json)
-			note("events: no loaded filter reports events");
-		ret = EXIT_OK;
-		goto out;
+	if (!n && a.follow) {
+		fail(ENOENT, "events: no loaded filter reports events");
+		err = -ENOENT;
+	} else if (!n && !opts.json) {
+		note("events: no loaded filter reports events");
+	} else if (n) {
+		err = events_run(&a, srcs, n);
 	}
-	if (a.syslog)
-		openlog("fusebpfctl", LOG_PID, LOG_AUTHPRIV);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	offset = events_boot_to_real_ns();
-	for (int i = 0; i < n; i++) {
-		srcs[i].syslog = a.syslog;
-		srcs[i].boot_to_real = offset;
-	}
-	rb = open_rings(srcs, n);
-	if (!rb)
-		goto out;
-	if (!a.follow) {
-		err = ring_buffer__consume(rb);
-		if (err < 0) {
-			ret = fail(-err, "events: read the ring buffer");
-			goto out;
-		}
-		for (int i = 0; i < n; i++)
-			report_drops(&srcs[i]);
-		ret = EXIT_OK;
-		goto out;
-	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	for (int i = 0; i < n; i++)
-		report_drops(&srcs[i]);
-	while (!interrupted) {
-		err = ring_buffer__poll(rb, EVENTS_POLL_MS);
-		if (err < 0 && err != -EINTR) {
-			ret = fail(-err, "events: read the ring buffer");
-			goto out;
-		}
-		for (int i = 0; i < n; i++)
-			report_drops(&srcs[i]);
-	}
-	ret = EXIT_OK;
-out:
-	if (a.syslog)
-		closelog();
-	ring_buffer__free(rb);
-	close_sources(srcs, n > 0 ? n : 0);
-	return ret;
+	close_sources(srcs, n);
+	return err ? EXIT_FAIL : EXIT_OK;
 }

@@ -413,103 +413,98 @@ static int op_readlink(OP_ARGS)
 }
 
 /* CREATE, MKNOD, MKDIR, SYMLINK, LINK: make the name, then reply its entry. */
-static int op_make(OP_ARGS)
+/* A node was made at path (rc: the call's result): own it, reply its entry. */
+static int reply_made(struct server *s, struct fuse_in_header *h, char *path, int rc, bool owned)
 {
-	const char *name;
-	char *path = NULL;
-	int rc = 0, fd = -1;
-	struct fuse_open_out oo = { 0 };
-
-	if (names_frozen(s))
-		return reply_err(s, h->unique, EPERM);
-	switch (h->opcode) {
-	case FUSE_MKNOD: {
-		const struct fuse_mknod_in *in = arg;
-
-		name = (const char *)(in + 1);
-		if (!(path = child_path(n, name)))
-			return reply_err(s, h->unique, EINVAL);
-		rc = mknodat(s->cfg->back_fd, path, in->mode, in->rdev);
-		break;
-	}
-	case FUSE_MKDIR: {
-		const struct fuse_mkdir_in *in = arg;
-
-		name = (const char *)(in + 1);
-		if (!(path = child_path(n, name)))
-			return reply_err(s, h->unique, EINVAL);
-		rc = mkdirat(s->cfg->back_fd, path, in->mode);
-		break;
-	}
-	case FUSE_SYMLINK: {
-		const char *target;
-
-		name = arg;
-		target = name + strlen(name) + 1;
-		if ((size_t)(target - name) >= arglen)
-			return reply_err(s, h->unique, EINVAL);
-		if (!(path = child_path(n, name)))
-			return reply_err(s, h->unique, EINVAL);
-		rc = symlinkat(target, s->cfg->back_fd, path);
-		break;
-	}
-	case FUSE_LINK: {
-		const struct fuse_link_in *in = arg;
-		struct node *old = node_by_id(s, in->oldnodeid);
-
-		name = (const char *)(in + 1);
-		if (!old)
-			return reply_err(s, h->unique, ENOENT);
-		if (!(path = child_path(n, name)))
-			return reply_err(s, h->unique, EINVAL);
-		rc = linkat(s->cfg->back_fd, old->path, s->cfg->back_fd, path, 0);
-		break;
-	}
-	case FUSE_CREATE: {
-		const struct fuse_create_in *in = arg;
-
-		name = (const char *)(in + 1);
-		if (!(path = child_path(n, name)))
-			return reply_err(s, h->unique, EINVAL);
-		fd = openat(s->cfg->back_fd, path, (in->flags | O_CREAT | O_CLOEXEC) & ~(O_NOCTTY | O_DIRECT),
-			    in->mode);
-		rc = fd < 0 ? -1 : 0;
-		oo.fh = fd;
-		break;
-	}
-	default:
-		return reply_err(s, h->unique, ENOSYS);
-	}
 	if (rc) {
 		rc = reply_err(s, h->unique, errno);
+	} else {
+		if (owned)
+			own(s, path, h);
+		rc = reply_entry(s, h->unique, path, true);
+	}
+	free(path);
+	return rc;
+}
+
+static int op_mknod(OP_ARGS)
+{
+	const struct fuse_mknod_in *in = arg;
+	char *path = child_path(n, (const char *)(in + 1));
+
+	if (!path)
+		return reply_err(s, h->unique, EINVAL);
+	return reply_made(s, h, path, mknodat(s->cfg->back_fd, path, in->mode, in->rdev), true);
+}
+
+static int op_mkdir(OP_ARGS)
+{
+	const struct fuse_mkdir_in *in = arg;
+	char *path = child_path(n, (const char *)(in + 1));
+
+	if (!path)
+		return reply_err(s, h->unique, EINVAL);
+	return reply_made(s, h, path, mkdirat(s->cfg->back_fd, path, in->mode), true);
+}
+
+static int op_symlink(OP_ARGS)
+{
+	const char *name = arg, *target = name + strlen(name) + 1;
+	char *path;
+
+	if ((size_t)(target - name) >= arglen)
+		return reply_err(s, h->unique, EINVAL);
+	if (!(path = child_path(n, name)))
+		return reply_err(s, h->unique, EINVAL);
+	return reply_made(s, h, path, symlinkat(target, s->cfg->back_fd, path), true);
+}
+
+static int op_link(OP_ARGS)
+{
+	const struct fuse_link_in *in = arg;
+	struct node *old = node_by_id(s, in->oldnodeid);
+	char *path;
+
+	if (!old)
+		return reply_err(s, h->unique, ENOENT);
+	if (!(path = child_path(n, (const char *)(in + 1))))
+		return reply_err(s, h->unique, EINVAL);
+	return reply_made(s, h, path,
+			  linkat(s->cfg->back_fd, old->path, s->cfg->back_fd, path, 0), false);
+}
+
+static int op_create(OP_ARGS)
+{
+	const struct fuse_create_in *in = arg;
+	struct {
+		struct fuse_entry_out e;
+		struct fuse_open_out o;
+	} r = { 0 };
+	char *path = child_path(n, (const char *)(in + 1));
+	struct stat st;
+	struct node *nn;
+	int fd, rc;
+
+	if (!path)
+		return reply_err(s, h->unique, EINVAL);
+	fd = openat(s->cfg->back_fd, path, (in->flags | O_CREAT | O_CLOEXEC) & ~(O_NOCTTY | O_DIRECT),
+		    in->mode);
+	if (fd < 0)
+		return reply_made(s, h, path, -1, true);
+	own(s, path, h);
+	errno = 0;
+	if (fstat(fd, &st) || !(nn = node_get(s, path))) {
+		rc = reply_err(s, h->unique, errno ? errno : ENOMEM);
+		close(fd);
 		free(path);
 		return rc;
 	}
-	if (h->opcode != FUSE_LINK)
-		own(s, path, h);
-	if (h->opcode == FUSE_CREATE) {
-		struct {
-			struct fuse_entry_out e;
-			struct fuse_open_out o;
-		} r = { .o = oo };
-		struct stat st;
-		struct node *nn;
-
-		if (fstat(fd, &st) || !(nn = node_get(s, path))) {
-			rc = reply_err(s, h->unique, errno ? errno : ENOMEM);
-			close(fd);
-			free(path);
-			return rc;
-		}
-		r.e.nodeid = nn->id;
-		r.e.entry_valid = r.e.attr_valid = TIMEOUT_S;
-		fuse_attr_from_stat(&st, &r.e.attr);
-		free(path);
-		return reply(s, h->unique, 0, &r, sizeof(r));
-	}
-	rc = reply_entry(s, h->unique, path, true);
+	r.o.fh = fd;
+	r.e.nodeid = nn->id;
+	r.e.entry_valid = r.e.attr_valid = TIMEOUT_S;
+	fuse_attr_from_stat(&st, &r.e.attr);
 	free(path);
-	return rc;
+	return reply(s, h->unique, 0, &r, sizeof(r));
 }
 
 static int op_remove(OP_ARGS)
@@ -898,11 +893,11 @@ static const struct op_handler op_table[OP_TABLE_SIZE] = {
 	[FUSE_GETATTR] = { op_getattr },
 	[FUSE_SETATTR] = { op_setattr, OP_CHANGES },
 	[FUSE_READLINK] = { op_readlink },
-	[FUSE_SYMLINK] = { op_make },
-	[FUSE_MKNOD] = { op_make },
-	[FUSE_MKDIR] = { op_make },
-	[FUSE_LINK] = { op_make },
-	[FUSE_CREATE] = { op_make },
+	[FUSE_SYMLINK] = { op_symlink, OP_CHANGES },
+	[FUSE_MKNOD] = { op_mknod, OP_CHANGES },
+	[FUSE_MKDIR] = { op_mkdir, OP_CHANGES },
+	[FUSE_LINK] = { op_link, OP_CHANGES },
+	[FUSE_CREATE] = { op_create, OP_CHANGES },
 	[FUSE_UNLINK] = { op_remove },
 	[FUSE_RMDIR] = { op_remove },
 	[FUSE_RENAME] = { op_rename },
