@@ -522,51 +522,39 @@ int unload_filter(const char *name)
 	return 0;
 }
 
-int do_load(int argc, char **argv)
+/* FILTER [--name NAME] [policy options]: 0, PARSE_HELP or PARSE_USAGE (message printed). */
+static int load_parse(int argc, char **argv, struct load_args *a, const char **filter,
+		      char *name, size_t cap)
 {
 	static struct option longopts[LOAD_NPOLICY_OPTS + 2] = {
 		{ "name", required_argument, NULL, 'n' },
 	};
-	struct load_args a = { 0 };
-	char name[NAME_LEN];
-	int ret = EXIT_FAIL, idx, lock = -1;
-	const char *filter;
+	int idx;
 
 	for (size_t i = 0; i < LOAD_NPOLICY_OPTS; i++)
 		longopts[i + 1] = (struct option){ load_policy_opts[i].opt,
 						   load_policy_opts[i].fixed ? no_argument :
 									       required_argument,
 						   NULL, O_POLICY + (int)i };
-	idx = parse_cmd_opts(argc, argv, "n:", longopts, load_opt, &a, help_load);
-	if (idx == PARSE_HELP) {
-		ret = EXIT_OK;
-		goto out;
-	}
-	if (idx < 0) {
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	if (argc - idx != 1) {
-		ret = usage_error(argc - idx ? "one FILTER, please" : "which FILTER?");
-		goto out;
-	}
-	filter = argv[idx];
-	if (a.name)
-		snprintf(name, sizeof(name), "%s", a.name);
+	idx = parse_cmd_opts(argc, argv, "n:", longopts, load_opt, a, help_load);
+	if (idx < 0)
+		return idx == PARSE_HELP ? PARSE_HELP : PARSE_USAGE;
+	if (argc - idx != 1)
+		return usage_error(argc - idx ? "one FILTER, please" : "which FILTER?"), PARSE_USAGE;
+	*filter = argv[idx];
+	if (a->name)
+		snprintf(name, cap, "%s", a->name);
 	else
-		default_name(filter, name, sizeof(name));
-	if (!valid_filter_name(name)) {
-		ret = usage_error("cannot make a name from '%s': give --name", filter);
-		goto out;
-	}
-	lock = state_lock();
-	if (lock < 0) {
-		ret = fail(-lock, "lock %s/lock", opts.state_dir);
-		goto out;
-	}
-	if (load_filter(filter, name, a.changes.v, a.changes.n, NULL))
-		goto out;
+		default_name(*filter, name, cap);
+	if (!valid_filter_name(name))
+		return usage_error("cannot make a name from '%s': give --name", *filter),
+		       PARSE_USAGE;
+	return 0;
+}
 
+/* The loaded filter: as in list (JSON), or "loaded NAME (KIND [SOURCE])". */
+static void load_print(const char *name)
+{
 	if (opts.json) {
 		struct filter_desc *f = calloc(1, sizeof(*f));
 
@@ -578,16 +566,37 @@ int do_load(int argc, char **argv)
 		}
 		free(f);
 	} else {
-		char meta_kind[32] = "", meta_src[4096] = "";
+		char kind[32] = "", src[PATH_MAX] = "";
 
-		filter_meta(name, meta_kind, sizeof(meta_kind), meta_src, sizeof(meta_src), NULL, 0);
-		printf("loaded %s (%s%s%s)\n", name, meta_kind, meta_src[0] ? " " : "", meta_src);
+		filter_meta(name, kind, sizeof(kind), src, sizeof(src), NULL, 0);
+		printf("loaded %s (%s%s%s)\n", name, kind, src[0] ? " " : "", src);
 	}
-	ret = EXIT_OK;
-out:
+}
+
+int do_load(int argc, char **argv)
+{
+	struct load_args a = { 0 };
+	char name[NAME_LEN];
+	const char *filter;
+	int err, lock;
+
+	err = load_parse(argc, argv, &a, &filter, name, sizeof(name));
+	if (err) {
+		free(a.changes.v);
+		return err == PARSE_HELP ? EXIT_OK : EXIT_USAGE;
+	}
+	lock = state_lock();
+	if (lock < 0) {
+		fail(-lock, "lock %s/lock", opts.state_dir);
+		err = lock;
+	} else {
+		err = load_filter(filter, name, a.changes.v, a.changes.n, NULL);
+	}
+	if (!err)
+		load_print(name);
 	state_unlock(lock);
 	free(a.changes.v);
-	return ret;
+	return err ? EXIT_FAIL : EXIT_OK;
 }
 
 void help_unload(FILE *out)
