@@ -200,12 +200,11 @@ out:
 	return err;
 }
 
-int policy_apply(const char *name, const struct policy_change *c)
+/* Has the filter what the change needs beyond its map: events, or the policy an exception is for? */
+static int check_policy(const char *name, const struct policy_change *c)
 {
-	const char *map = op_map(c->op);
-	struct fusebpf_name key;
-	uint32_t one = 1;
-	int fd, err;
+	bool hide = c->mask & FUSEBPF_POLICY_HIDE;
+	int fd;
 
 	if (op_is_events(c->op)) {
 		fd = filter_obj_fd(name, FUSEBPF_MAP_EVENTS);
@@ -215,21 +214,25 @@ int policy_apply(const char *name, const struct policy_change *c)
 			return fail(0, "filter '%s' reports no events (no map %s)", name,
 				    FUSEBPF_MAP_EVENTS), -EOPNOTSUPP;
 	}
-	if (c->op == POL_EXCEPT_ADD || c->op == POL_EXCEPT_DEL) {
-		/* An exception is for a policy the filter has (hide, denywrite). */
-		bool hide = c->mask & FUSEBPF_POLICY_HIDE;
+	if (c->op != POL_EXCEPT_ADD && c->op != POL_EXCEPT_DEL)
+		return 0;
+	/* An exception is for a policy the filter has (hide, denywrite). */
+	fd = -ENOENT;
+	if (c->mask)
+		fd = filter_obj_fd(name, hide ? FUSEBPF_MAP_HIDE_NAMES : FUSEBPF_MAP_DENY_ALLOW);
+	if (fd >= 0)
+		close(fd);
+	else if (fd == -ENOENT && filter_loaded(name))
+		return fail(0, "filter '%s' has no %s policy", name,
+			    !c->mask ? "hide or denywrite" : hide ? "hide" : "denywrite"), -EOPNOTSUPP;
+	return 0;
+}
 
-		fd = -ENOENT;
-		if (c->mask)
-			fd = filter_obj_fd(name, hide ? FUSEBPF_MAP_HIDE_NAMES : FUSEBPF_MAP_DENY_ALLOW);
-		if (fd >= 0)
-			close(fd);
-		else if (fd == -ENOENT && filter_loaded(name))
-			return fail(0, "filter '%s' has no %s policy", name,
-				    !c->mask ? "hide or denywrite" : hide ? "hide" : "denywrite"),
-			       -EOPNOTSUPP;
-	}
-	fd = filter_obj_fd(name, map);
+/* The map the change goes to; -errno with the error printed. */
+static int open_policy_map(const char *name, const struct policy_change *c, const char *map)
+{
+	int fd = filter_obj_fd(name, map);
+
 	if (fd == -ENOENT) {
 		if (!filter_loaded(name))
 			return fail(ENOENT, "filter '%s': not loaded", name), -ENOENT;
@@ -237,7 +240,40 @@ int policy_apply(const char *name, const struct policy_change *c)
 			    map), -EOPNOTSUPP;
 	}
 	if (fd < 0)
-		return fail(-fd, "filter '%s': open map %s", name, map), fd;
+		fail(-fd, "filter '%s': open map %s", name, map);
+	return fd;
+}
+
+/* A name-keyed map: hide_names, deny_allow (a set), attr_rules ("" is every name). */
+static int update_names(int fd, const struct policy_change *c)
+{
+	struct fusebpf_name key;
+	uint32_t one = 1;
+	int err;
+
+	memset(&key, 0, sizeof(key));	/* the all-zero key: the rule for every name */
+	err = c->name[0] || (c->op != POL_ATTR_SET && c->op != POL_ATTR_DEL) ?
+	      policy_name_key(c->name, &key) : 0;
+	if (err)
+		return err;
+	if (c->op == POL_HIDE_ADD || c->op == POL_ALLOW_ADD)
+		return bpf_map_update_elem(fd, &key, &one, BPF_ANY) ? -errno : 0;
+	if (c->op == POL_ATTR_SET)
+		return bpf_map_update_elem(fd, &key, &c->rule, BPF_ANY) ? -errno : 0;
+	return bpf_map_delete_elem(fd, &key) ? -errno : 0;
+}
+
+int policy_apply(const char *name, const struct policy_change *c)
+{
+	const char *map = op_map(c->op);
+	int fd, err;
+
+	err = check_policy(name, c);
+	if (err)
+		return err;
+	fd = open_policy_map(name, c, map);
+	if (fd < 0)
+		return fd;
 	switch (c->op) {
 	case POL_HIDE_ADD:
 	case POL_ALLOW_ADD:
@@ -245,21 +281,7 @@ int policy_apply(const char *name, const struct policy_change *c)
 	case POL_ALLOW_DEL:
 	case POL_ATTR_SET:
 	case POL_ATTR_DEL:
-		if (c->op == POL_ATTR_SET || c->op == POL_ATTR_DEL) {
-			/* "" is the rule for every name: the all-zero key. */
-			memset(&key, 0, sizeof(key));
-			err = c->name[0] ? policy_name_key(c->name, &key) : 0;
-		} else {
-			err = policy_name_key(c->name, &key);
-		}
-		if (err)
-			break;
-		if (c->op == POL_HIDE_ADD || c->op == POL_ALLOW_ADD)
-			err = bpf_map_update_elem(fd, &key, &one, BPF_ANY) ? -errno : 0;
-		else if (c->op == POL_ATTR_SET)
-			err = bpf_map_update_elem(fd, &key, &c->rule, BPF_ANY) ? -errno : 0;
-		else
-			err = bpf_map_delete_elem(fd, &key) ? -errno : 0;
+		err = update_names(fd, c);
 		break;
 	case POL_PATTERN_ADD:
 	case POL_PATTERN_DEL:
