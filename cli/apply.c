@@ -126,72 +126,50 @@ static int read_names(const char *name, const char *map, enum policy_op op, stru
 	return 0;
 }
 
+/* A scalar setting as the filter reads it from its config (0 or too large: the default). */
+static int config_value(const struct fusebpf_config *cfg, enum policy_op op)
+{
+	switch (op) {
+	case POL_POLICIES:
+		return cfg->policies;
+	case POL_POSTFILTER:
+		return !(cfg->flags & FUSEBPF_CFG_NO_POSTFILTER);
+	case POL_DOTFILES:
+		return !!(cfg->hide_flags & FUSEBPF_HIDE_DOTFILES);
+	case POL_HIDE_ERRNO:
+		return cfg->hide_errno ? cfg->hide_errno : EACCES;
+	case POL_DENY_ERRNO:
+		return cfg->deny_errno ? cfg->deny_errno : EROFS;
+	case POL_EVENTS:
+		return !(cfg->flags & FUSEBPF_CFG_NO_EVENTS);
+	case POL_EV_READDIR:
+		return !!(cfg->flags & FUSEBPF_CFG_EV_READDIR);
+	case POL_EV_RATE:
+		return cfg->ev_rate && cfg->ev_rate <= FUSEBPF_EV_MAX ? (int)cfg->ev_rate :
+									FUSEBPF_EV_RATE_DEFAULT;
+	default:
+		return cfg->ev_burst && cfg->ev_burst <= FUSEBPF_EV_MAX ? (int)cfg->ev_burst :
+									  FUSEBPF_EV_BURST_DEFAULT;
+	}
+}
+
 static int read_scalars(const char *name, struct policy_vec *v)
 {
-	struct fusebpf_config cfg;
-	struct policy_change *p;
-	uint32_t zero = 0;
-	int fd = filter_obj_fd(name, FUSEBPF_MAP_CONFIG), err = 0;
-	const struct {
-		enum policy_op op;
-		int val;
-	} s[] = {
-		{ POL_POLICIES, 0 },
-		{ POL_POSTFILTER, 0 },
-		{ POL_DOTFILES, 0 },
-		{ POL_HIDE_ERRNO, 0 },
-		{ POL_DENY_ERRNO, 0 },
-		{ POL_EVENTS, 0 },
-		{ POL_EV_RATE, 0 },
-		{ POL_EV_BURST, 0 },
-		{ POL_EV_READDIR, 0 },
+	static const enum policy_op ops[] = {
+		POL_POLICIES, POL_POSTFILTER, POL_DOTFILES, POL_HIDE_ERRNO, POL_DENY_ERRNO,
+		POL_EVENTS, POL_EV_RATE, POL_EV_BURST, POL_EV_READDIR,
 	};
+	int fd = filter_obj_fd(name, FUSEBPF_MAP_CONFIG), err = 0;
+	struct fusebpf_config cfg;
+	uint32_t zero = 0;
 
 	if (fd < 0)
 		return fd == -ENOENT ? 0 : fd;
-	if (bpf_map_lookup_elem(fd, &zero, &cfg)) {
+	if (bpf_map_lookup_elem(fd, &zero, &cfg))
 		err = -errno;
-		goto out;
-	}
-	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
-		if (!(p = policy_vec_add(v, s[i].op, 0))) {
+	for (size_t i = 0; !err && i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!policy_vec_add(v, ops[i], config_value(&cfg, ops[i])))
 			err = -ENOMEM;
-			goto out;
-		}
-		switch (s[i].op) {
-		case POL_POLICIES:
-			p->val = cfg.policies;
-			break;
-		case POL_POSTFILTER:
-			p->val = !(cfg.flags & FUSEBPF_CFG_NO_POSTFILTER);
-			break;
-		case POL_DOTFILES:
-			p->val = !!(cfg.hide_flags & FUSEBPF_HIDE_DOTFILES);
-			break;
-		case POL_HIDE_ERRNO:
-			p->val = cfg.hide_errno ? cfg.hide_errno : EACCES;
-			break;
-		case POL_DENY_ERRNO:
-			p->val = cfg.deny_errno ? cfg.deny_errno : EROFS;
-			break;
-		case POL_EVENTS:
-			p->val = !(cfg.flags & FUSEBPF_CFG_NO_EVENTS);
-			break;
-		case POL_EV_READDIR:
-			p->val = !!(cfg.flags & FUSEBPF_CFG_EV_READDIR);
-			break;
-		/* as the filter reads them: 0 or too large is the default */
-		case POL_EV_RATE:
-			p->val = cfg.ev_rate && cfg.ev_rate <= FUSEBPF_EV_MAX ? (int)cfg.ev_rate :
-									     FUSEBPF_EV_RATE_DEFAULT;
-			break;
-		default:
-			p->val = cfg.ev_burst && cfg.ev_burst <= FUSEBPF_EV_MAX ? (int)cfg.ev_burst :
-									       FUSEBPF_EV_BURST_DEFAULT;
-			break;
-		}
-	}
-out:
 	close(fd);
 	return err;
 }
