@@ -245,12 +245,27 @@ static char *child_path(const struct node *parent, const char *name)
 }
 
 /* The entry for path (which exists now): a node, and in fuse-bpf mode maybe backing. */
+/* A LOOKUP's reply: the entry, then in fuse-bpf mode the backing file and filter. */
+struct entry_reply {
+	struct fuse_entry_out e;
+	struct fuse_bpf_entry_out b[2];
+};	/* no padding: both are multiples of 8 bytes */
+
+/* The reply with its backing entries, through FUSE_DEV_IOC_BPF_RESPONSE; 0 or errno. */
+static int reply_backed(struct server *s, uint64_t unique, const struct entry_reply *r, size_t len)
+{
+	size_t total = sizeof(struct fuse_out_header) + len;
+	char msg[sizeof(struct fuse_out_header) + sizeof(*r)];
+
+	*(struct fuse_out_header *)msg = (struct fuse_out_header){
+		.len = total, .error = 0, .unique = unique };
+	memcpy(msg + sizeof(struct fuse_out_header), r, len);
+	return ioctl(s->fd, FUSE_DEV_IOC_BPF_RESPONSE(total), msg) < 0 ? errno : 0;
+}
+
 static int reply_entry(struct server *s, uint64_t unique, const char *path, bool created)
 {
-	struct {
-		struct fuse_entry_out e;
-		struct fuse_bpf_entry_out b[2];
-	} r;	/* no padding: both are multiples of 8 bytes */
+	struct entry_reply r;
 	struct stat st;
 	struct node *n;
 	int cls = -1, bfd = -1, err;
@@ -287,17 +302,7 @@ static int reply_entry(struct server *s, uint64_t unique, const char *path, bool
 	if (cls < 0)
 		return reply(s, unique, 0, &r, len);
 
-	err = 0;
-	{
-		size_t total = sizeof(struct fuse_out_header) + len;
-		char msg[sizeof(struct fuse_out_header) + sizeof(r)];
-
-		*(struct fuse_out_header *)msg = (struct fuse_out_header){
-			.len = total, .error = 0, .unique = unique };
-		memcpy(msg + sizeof(struct fuse_out_header), &r, len);
-		if (ioctl(s->fd, FUSE_DEV_IOC_BPF_RESPONSE(total), msg) < 0)
-			err = errno;
-	}
+	err = reply_backed(s, unique, &r, len);
 	close(bfd);
 	if (err) {
 		logmsg("lookup %s: the kernel refused the backing reply: %s", path, strerror(err));

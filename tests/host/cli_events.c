@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "events_fmt.h"
 #include "fusebpfctl.h"
@@ -13,7 +14,6 @@
 #include "ringbuf.h"
 #include "stats.h"
 #include "tap.h"
-#include <unistd.h>
 
 static struct fusebpf_event sample(void)
 {
