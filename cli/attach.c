@@ -657,12 +657,54 @@ static int detach_noopt(int c, const char *arg, void *ctx)
 	return EXIT_USAGE;
 }
 
+/* Unmount (lazily when busy: *lazy); nothing mounted is fine. 0 or -errno, printed. */
+static int detach_unmount(const char *mnt, bool *lazy)
+{
+	int err;
+
+	*lazy = false;
+	if (!umount2(mnt, 0) || errno == EINVAL || errno == ENOENT)
+		return 0;
+	if (errno == EBUSY && !umount2(mnt, MNT_DETACH)) {
+		*lazy = true;
+		return 0;
+	}
+	err = errno;
+	return fail(err, "detach: unmount %s", mnt), -err;
+}
+
+/* The server sees the connection go and exits; make sure. */
+static void detach_stop_server(const struct mount_rec *rec, bool lazy)
+{
+	if (rec->alive && !wait_gone(rec->pid, lazy ? 500 : 5000) && is_our_server(rec->pid)) {
+		kill(rec->pid, SIGTERM);
+		if (!wait_gone(rec->pid, 2000))
+			kill(rec->pid, SIGKILL);
+	}
+}
+
+/* Detach the mount of ours at mnt, the caller holding the lock; 0 or -errno, printed. */
+static int detach_mount(const char *mnt, struct mount_rec *rec, bool *lazy)
+{
+	int err = mount_rec_read(mnt, rec);
+
+	if (err)
+		return fail(0, "detach %s: not a fusebpfctl mount%s", mnt,
+			    is_mountpoint(mnt) ? " (something else is mounted there)" : ""), err;
+	err = detach_unmount(mnt, lazy);
+	if (err)
+		return err;
+	detach_stop_server(rec, *lazy);
+	mount_rec_remove(mnt);
+	return 0;
+}
+
 int do_detach(int argc, char **argv)
 {
-	struct mount_rec *rec = NULL;
+	struct mount_rec *rec;
 	char mnt[PATH_MAX];
-	int idx, err, lock = -1, ret = EXIT_FAIL;
-	bool lazy = false, was_alive;
+	int idx, err, lock;
+	bool lazy;
 
 	idx = parse_cmd_opts(argc, argv, "", NULL, detach_noopt, NULL, help_detach);
 	if (idx == PARSE_HELP)
@@ -679,41 +721,15 @@ int do_detach(int argc, char **argv)
 		return fail(ENOMEM, "detach");
 	lock = state_lock();
 	if (lock < 0) {
-		ret = fail(-lock, "lock %s/lock", opts.state_dir);
-		goto out;
+		fail(-lock, "lock %s/lock", opts.state_dir);
+		err = lock;
+	} else {
+		err = detach_mount(mnt, rec, &lazy);
 	}
-	err = mount_rec_read(mnt, rec);
-	if (err) {
-		ret = fail(0, "detach %s: not a fusebpfctl mount%s", mnt,
-			   is_mountpoint(mnt) ? " (something else is mounted there)" : "");
-		goto out;
-	}
-	was_alive = rec->alive;
-	if (umount2(mnt, 0)) {
-		if (errno == EBUSY) {
-			if (umount2(mnt, MNT_DETACH)) {
-				ret = fail(errno, "detach: unmount %s", mnt);
-				goto out;
-			}
-			lazy = true;
-		} else if (errno != EINVAL && errno != ENOENT) {
-			ret = fail(errno, "detach: unmount %s", mnt);
-			goto out;
-		}
-	}
-	/* The server sees the connection go and exits; make sure. */
-	if (rec->alive && !wait_gone(rec->pid, lazy ? 500 : 5000) && is_our_server(rec->pid)) {
-		kill(rec->pid, SIGTERM);
-		if (!wait_gone(rec->pid, 2000))
-			kill(rec->pid, SIGKILL);
-	}
-	mount_rec_remove(mnt);
-	if (!opts.json)
+	if (!err && !opts.json)
 		printf("detached %s%s%s\n", mnt, lazy ? " (busy: unmounted lazily)" : "",
-		       was_alive ? "" : " (its server had died)");
-	ret = EXIT_OK;
-out:
+		       rec->alive ? "" : " (its server had died)");
 	state_unlock(lock);
 	free(rec);
-	return ret;
+	return err ? EXIT_FAIL : EXIT_OK;
 }
