@@ -62,7 +62,8 @@ $(VMLINUX): kernel
 
 # --- tests ------------------------------------------------------------------------
 TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c tests/lib/tproc.c tests/lib/tctl.c
-TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h tests/lib/tproc.h tests/lib/tctl.h tests/lib/tinsn.h
+TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h tests/lib/tproc.h tests/lib/tctl.h tests/lib/tinsn.h \
+		 cli/fuse_attr.h
 GUEST_TESTS   := foundation passthrough bpf filters cli backing server splice verdicts rcu_walk \
 		 mount_flags ids_exec stress fuzz_found events mounts
 TEST_BPF      := basic
@@ -165,8 +166,8 @@ fuzz: tests kernel-debug
 	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_SEED=$(FUZZ_SEED) FUZZ_EXCLUDE=$(FUZZ_EXCLUDE) tests/fuzz/run.sh
 
 # --- fusebpfctl (cli/) ------------------------------------------------------------
-# make cli builds build/fusebpfctl. Built-in filters come from skel/<f>.skel.h
-# when they exist at build time (make bpf), else from <f>.bpf.o on disk.
+# make cli builds build/fusebpfctl, with the built-in filters of
+# cli/builtins.def embedded: it builds their skeletons (make bpf) first.
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 # The configuration (SYSCONFDIR/fusebpf/filters.d), where mount(8) looks for
@@ -180,8 +181,7 @@ CLI_SRCS     := $(wildcard cli/*.c)
 CLI_OBJS     := $(CLI_SRCS:cli/%.c=$(BUILD)/cli/%.o)
 # Everything but main(): what the host unit tests link.
 CLI_LIB_OBJS := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS))
-CLI_CFLAGS   := $(CFLAGS) -Wno-format-truncation $(LIBBPF_CFLAGS) $(JSONC_CFLAGS) -Icli -Iskel -Ibpf-progs \
-		-DFUSEBPF_BPF_LIBDIR='"$(PREFIX)/lib/fusebpf"' \
+CLI_CFLAGS   := $(CFLAGS) $(LIBBPF_CFLAGS) $(JSONC_CFLAGS) -Icli -I$(BUILD)/cli -Iskel -Ibpf-progs \
 		-DFUSEBPF_CONFIG_DIR='"$(SYSCONFDIR)/fusebpf/filters.d"'
 CLI_LIBS     := $(LIBBPF_LIBS) $(JSONC_LIBS)
 
@@ -198,7 +198,13 @@ $(BUILD)/cli/%.o: cli/%.c $(wildcard cli/*.h) bpf-progs/fusebpf_maps.h
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CLI_CFLAGS) -c $< -o $@
-$(BUILD)/cli/load.o: $(wildcard skel/*.skel.h)
+# builtins.c embeds every built-in's skeleton, included by a header made
+# from the list in cli/builtins.def.
+$(BUILD)/cli/builtin_skels.h: cli/builtins.def
+	$(call msg,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)printf '#include "%s.skel.h"\n' $(BPF_FILTERS) >$@
+$(BUILD)/cli/builtins.o: $(BUILD)/cli/builtin_skels.h $(BPF_SKELS) cli/builtins.def
 
 $(BUILD)/fusebpfctl: $(CLI_OBJS)
 	$(call msg,LD,$@)

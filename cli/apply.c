@@ -22,9 +22,12 @@
 
 #include "apply.h"
 #include "conf.h"
+#include "policy_diff.h"
+#include "filter.h"
 #include "fusebpf_loader.h"
 #include "fusebpfctl.h"
-#include "state.h"
+#include "json.h"
+#include "load.h"
 
 void help_apply(FILE *out)
 {
@@ -66,24 +69,13 @@ const char *config_default(void)
 /* The policy maps a loaded filter has (its pins). */
 static unsigned int pinned_maps(const char *name)
 {
-	static const struct {
-		const char *map;
-		unsigned int bit;
-	} m[] = {
-		{ FUSEBPF_MAP_HIDE_NAMES, CONF_HIDE },
-		{ FUSEBPF_MAP_ATTR_RULES, CONF_ATTRS },
-		{ FUSEBPF_MAP_DENY_ALLOW, CONF_DENY },
-		{ FUSEBPF_MAP_CONFIG, CONF_CONFIG },
-		{ FUSEBPF_MAP_EXCEPT, CONF_EXCEPT },
-		{ FUSEBPF_MAP_EVENTS, CONF_EVENTS },
-	};
 	char path[4400];
 	unsigned int maps = 0;
 
-	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s/%s", opts.pin_dir, name, m[i].map);
+	for (int i = 0; i < CONF_NMAPS; i++) {
+		snprintf(path, sizeof(path), "%s/%s/%s", opts.pin_dir, name, policy_maps[i].map);
 		if (!access(path, F_OK))
-			maps |= m[i].bit;
+			maps |= policy_maps[i].bit;
 	}
 	return maps;
 }
@@ -93,52 +85,20 @@ static int object_maps(const char *path, unsigned int *maps)
 {
 	struct bpf_object *obj;
 	struct bpf_map *map;
-	const char *n;
 
 	*maps = 0;
 	fusebpf_register_section();
 	obj = bpf_object__open_file(path, NULL);
 	if (!obj)
 		return -errno;
-	bpf_object__for_each_map(map, obj) {
-		n = bpf_map__name(map);
-		if (!strcmp(n, FUSEBPF_MAP_HIDE_NAMES))
-			*maps |= CONF_HIDE;
-		else if (!strcmp(n, FUSEBPF_MAP_ATTR_RULES))
-			*maps |= CONF_ATTRS;
-		else if (!strcmp(n, FUSEBPF_MAP_DENY_ALLOW))
-			*maps |= CONF_DENY;
-		else if (!strcmp(n, FUSEBPF_MAP_CONFIG))
-			*maps |= CONF_CONFIG;
-		else if (!strcmp(n, FUSEBPF_MAP_EXCEPT))
-			*maps |= CONF_EXCEPT;
-		else if (!strcmp(n, FUSEBPF_MAP_EVENTS))
-			*maps |= CONF_EVENTS;
-	}
+	bpf_object__for_each_map(map, obj)
+		*maps |= policy_map_bit(bpf_map__name(map));
 	bpf_object__close(obj);
 	return 0;
 }
 
-struct vec {
-	struct policy_change *v;
-	int n;
-};
-
-static struct policy_change *vec_add(struct vec *v, enum policy_op op)
-{
-	struct policy_change *p = realloc(v->v, (v->n + 1) * sizeof(*p));
-
-	if (!p)
-		return NULL;
-	v->v = p;
-	p = &p[v->n++];
-	memset(p, 0, sizeof(*p));
-	p->op = op;
-	return p;
-}
-
 /* The keys of a name-keyed map as changes of op. */
-static int read_names(const char *name, const char *map, enum policy_op op, struct vec *v)
+static int read_names(const char *name, const char *map, enum policy_op op, struct policy_vec *v)
 {
 	struct fusebpf_name key, next;
 	struct fusebpf_attr_rule rule;
@@ -154,7 +114,7 @@ static int read_names(const char *name, const char *map, enum policy_op op, stru
 		key.name[FUSEBPF_NAME_MAX - 1] = 0;
 		if (op == POL_ATTR_SET && bpf_map_lookup_elem(fd, &next, &rule))
 			continue;
-		if (!(p = vec_add(v, op))) {
+		if (!(p = policy_vec_add(v, op, 0))) {
 			close(fd);
 			return -ENOMEM;
 		}
@@ -166,77 +126,55 @@ static int read_names(const char *name, const char *map, enum policy_op op, stru
 	return 0;
 }
 
-static int read_scalars(const char *name, struct vec *v)
+/* A scalar setting as the filter reads it from its config (0 or too large: the default). */
+static int config_value(const struct fusebpf_config *cfg, enum policy_op op)
 {
-	struct fusebpf_config cfg;
-	struct policy_change *p;
-	uint32_t zero = 0;
-	int fd = filter_obj_fd(name, FUSEBPF_MAP_CONFIG), err = 0;
-	const struct {
-		enum policy_op op;
-		int val;
-	} s[] = {
-		{ POL_POLICIES, 0 },
-		{ POL_POSTFILTER, 0 },
-		{ POL_DOTFILES, 0 },
-		{ POL_HIDE_ERRNO, 0 },
-		{ POL_DENY_ERRNO, 0 },
-		{ POL_EVENTS, 0 },
-		{ POL_EV_RATE, 0 },
-		{ POL_EV_BURST, 0 },
-		{ POL_EV_READDIR, 0 },
+	switch (op) {
+	case POL_POLICIES:
+		return cfg->policies;
+	case POL_POSTFILTER:
+		return !(cfg->flags & FUSEBPF_CFG_NO_POSTFILTER);
+	case POL_DOTFILES:
+		return !!(cfg->hide_flags & FUSEBPF_HIDE_DOTFILES);
+	case POL_HIDE_ERRNO:
+		return cfg->hide_errno ? cfg->hide_errno : EACCES;
+	case POL_DENY_ERRNO:
+		return cfg->deny_errno ? cfg->deny_errno : EROFS;
+	case POL_EVENTS:
+		return !(cfg->flags & FUSEBPF_CFG_NO_EVENTS);
+	case POL_EV_READDIR:
+		return !!(cfg->flags & FUSEBPF_CFG_EV_READDIR);
+	case POL_EV_RATE:
+		return cfg->ev_rate && cfg->ev_rate <= FUSEBPF_EV_MAX ? (int)cfg->ev_rate :
+									FUSEBPF_EV_RATE_DEFAULT;
+	default:
+		return cfg->ev_burst && cfg->ev_burst <= FUSEBPF_EV_MAX ? (int)cfg->ev_burst :
+									  FUSEBPF_EV_BURST_DEFAULT;
+	}
+}
+
+static int read_scalars(const char *name, struct policy_vec *v)
+{
+	static const enum policy_op ops[] = {
+		POL_POLICIES, POL_POSTFILTER, POL_DOTFILES, POL_HIDE_ERRNO, POL_DENY_ERRNO,
+		POL_EVENTS, POL_EV_RATE, POL_EV_BURST, POL_EV_READDIR,
 	};
+	int fd = filter_obj_fd(name, FUSEBPF_MAP_CONFIG), err = 0;
+	struct fusebpf_config cfg;
+	uint32_t zero = 0;
 
 	if (fd < 0)
 		return fd == -ENOENT ? 0 : fd;
-	if (bpf_map_lookup_elem(fd, &zero, &cfg)) {
+	if (bpf_map_lookup_elem(fd, &zero, &cfg))
 		err = -errno;
-		goto out;
-	}
-	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
-		if (!(p = vec_add(v, s[i].op))) {
+	for (size_t i = 0; !err && i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!policy_vec_add(v, ops[i], config_value(&cfg, ops[i])))
 			err = -ENOMEM;
-			goto out;
-		}
-		switch (s[i].op) {
-		case POL_POLICIES:
-			p->val = cfg.policies;
-			break;
-		case POL_POSTFILTER:
-			p->val = !(cfg.flags & FUSEBPF_CFG_NO_POSTFILTER);
-			break;
-		case POL_DOTFILES:
-			p->val = !!(cfg.hide_flags & FUSEBPF_HIDE_DOTFILES);
-			break;
-		case POL_HIDE_ERRNO:
-			p->val = cfg.hide_errno ? cfg.hide_errno : EACCES;
-			break;
-		case POL_DENY_ERRNO:
-			p->val = cfg.deny_errno ? cfg.deny_errno : EROFS;
-			break;
-		case POL_EVENTS:
-			p->val = !(cfg.flags & FUSEBPF_CFG_NO_EVENTS);
-			break;
-		case POL_EV_READDIR:
-			p->val = !!(cfg.flags & FUSEBPF_CFG_EV_READDIR);
-			break;
-		/* as the filter reads them: 0 or too large is the default */
-		case POL_EV_RATE:
-			p->val = cfg.ev_rate && cfg.ev_rate <= FUSEBPF_EV_MAX ? (int)cfg.ev_rate :
-									     FUSEBPF_EV_RATE_DEFAULT;
-			break;
-		default:
-			p->val = cfg.ev_burst && cfg.ev_burst <= FUSEBPF_EV_MAX ? (int)cfg.ev_burst :
-									       FUSEBPF_EV_BURST_DEFAULT;
-			break;
-		}
-	}
-out:
 	close(fd);
 	return err;
 }
 
-static int read_patterns(const char *name, struct vec *v)
+static int read_patterns(const char *name, struct policy_vec *v)
 {
 	struct fusebpf_pattern pat;
 	struct policy_change *p;
@@ -247,7 +185,7 @@ static int read_patterns(const char *name, struct vec *v)
 	for (uint32_t i = 0; i < FUSEBPF_HIDE_PATTERNS_MAX; i++) {
 		if (bpf_map_lookup_elem(fd, &i, &pat) || pat.kind == FUSEBPF_PAT_NONE)
 			continue;
-		if (!(p = vec_add(v, POL_PATTERN_ADD))) {
+		if (!(p = policy_vec_add(v, POL_PATTERN_ADD, 0))) {
 			close(fd);
 			return -ENOMEM;
 		}
@@ -260,7 +198,7 @@ static int read_patterns(const char *name, struct vec *v)
 }
 
 /* The exceptions: one change per id and policy (conf.h). */
-static int read_except(const char *name, struct vec *v)
+static int read_except(const char *name, struct policy_vec *v)
 {
 	struct fusebpf_except_key key, next;
 	struct policy_change *p;
@@ -278,7 +216,7 @@ static int read_except(const char *name, struct vec *v)
 		for (uint32_t bit = 1; bit; bit <<= 1) {
 			if (!(mask & bit & POLICY_EXCEPTABLE))
 				continue;
-			if (!(p = vec_add(v, POL_EXCEPT_ADD))) {
+			if (!(p = policy_vec_add(v, POL_EXCEPT_ADD, 0))) {
 				close(fd);
 				return -ENOMEM;
 			}
@@ -294,7 +232,7 @@ static int read_except(const char *name, struct vec *v)
 }
 
 /* A loaded filter's policy, in the canonical form of conf.h. */
-static int policy_current(const char *name, struct vec *v)
+static int policy_current(const char *name, struct policy_vec *v)
 {
 	int err;
 
@@ -313,38 +251,38 @@ static int policy_current(const char *name, struct vec *v)
 }
 
 /* A freshly loaded filter's policy: what load sets up. */
-static int policy_fresh(const struct conf_filter *f, unsigned int maps, struct vec *v)
+static int policy_fresh(const struct conf_filter *f, unsigned int maps, struct policy_vec *v)
 {
 	struct policy_change *p;
 
 	if (!(maps & CONF_CONFIG))
 		return 0;
-	if (!(p = vec_add(v, POL_POLICIES)))
+	if (!(p = policy_vec_add(v, POL_POLICIES, 0)))
 		return -ENOMEM;
 	p->val = builtin_policies(f->kind);
-	if (!(p = vec_add(v, POL_POSTFILTER)))
+	if (!(p = policy_vec_add(v, POL_POSTFILTER, 0)))
 		return -ENOMEM;
 	p->val = builtin_postfilter(f->kind);
-	if (!(p = vec_add(v, POL_DOTFILES)))
+	if (!(p = policy_vec_add(v, POL_DOTFILES, 0)))
 		return -ENOMEM;
-	if (!(p = vec_add(v, POL_HIDE_ERRNO)))
+	if (!(p = policy_vec_add(v, POL_HIDE_ERRNO, 0)))
 		return -ENOMEM;
 	p->val = EACCES;
-	if (!(p = vec_add(v, POL_DENY_ERRNO)))
+	if (!(p = policy_vec_add(v, POL_DENY_ERRNO, 0)))
 		return -ENOMEM;
 	p->val = EROFS;
 	if (!(maps & CONF_EVENTS))
 		return 0;
-	if (!(p = vec_add(v, POL_EVENTS)))
+	if (!(p = policy_vec_add(v, POL_EVENTS, 0)))
 		return -ENOMEM;
 	p->val = 1;
-	if (!(p = vec_add(v, POL_EV_RATE)))
+	if (!(p = policy_vec_add(v, POL_EV_RATE, 0)))
 		return -ENOMEM;
 	p->val = FUSEBPF_EV_RATE_DEFAULT;
-	if (!(p = vec_add(v, POL_EV_BURST)))
+	if (!(p = policy_vec_add(v, POL_EV_BURST, 0)))
 		return -ENOMEM;
 	p->val = FUSEBPF_EV_BURST_DEFAULT;
-	if (!(p = vec_add(v, POL_EV_READDIR)))
+	if (!(p = policy_vec_add(v, POL_EV_READDIR, 0)))
 		return -ENOMEM;
 	return 0;
 }
@@ -371,13 +309,10 @@ struct plan {
 static struct step *plan_add(struct plan *pl, enum step_kind kind, const char *name,
 			     const struct conf_filter *f)
 {
-	struct step *s = realloc(pl->s, (pl->n + 1) * sizeof(*s));
+	struct step *s = array_add(&pl->s, &pl->n, sizeof(*s));
 
 	if (!s)
 		return NULL;
-	pl->s = s;
-	s = &s[pl->n++];
-	memset(s, 0, sizeof(*s));
 	s->kind = kind;
 	s->f = f;
 	snprintf(s->name, sizeof(s->name), "%s", name);
@@ -400,7 +335,7 @@ static int plan_err(struct plan *pl, const char *fmt, ...)
 
 /* The policy steps that turn cur into f's policy. */
 static int plan_policy(struct plan *pl, const struct conf_filter *f, unsigned int maps,
-		       const struct vec *cur)
+		       const struct policy_vec *cur)
 {
 	struct policy_change *d;
 	bool policies = strcmp(f->kind, "file") || f->policies_given;
@@ -448,7 +383,7 @@ static bool same_object(const struct conf_filter *f, const char *kind, const cha
 static int plan_filter(struct plan *pl, const struct conf_filter *f)
 {
 	char kind[32], source[PATH_MAX], config[PATH_MAX], real[PATH_MAX];
-	struct vec cur = { 0 };
+	struct policy_vec cur = { 0 };
 	unsigned int maps;
 	int err = 0, users;
 
@@ -479,7 +414,7 @@ static int plan_filter(struct plan *pl, const struct conf_filter *f)
 	}
 	if (!plan_add(pl, STEP_LOAD, f->name, f))
 		return -ENOMEM;
-	maps = strcmp(f->kind, "file") ? conf_builtin_maps(f->kind) : 0;
+	maps = builtin_maps(f->kind);
 	if (!strcmp(f->kind, "file"))
 		object_maps(f->filter, &maps);
 	err = policy_fresh(f, maps, &cur);
@@ -519,35 +454,41 @@ static int plan_removals(struct plan *pl, struct conf *c)
 	return 0;
 }
 
+void apply_check_object(struct conf *c, struct conf_filter *f)
+{
+	unsigned int maps;
+	struct stat st;
+	int err;
+
+	if (stat(f->filter, &st)) {
+		conf_error(c, f->file, f->line, "filter object %s: %s", f->filter, strerror(errno));
+		return;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		conf_error(c, f->file, f->line, "filter object %s: not a file", f->filter);
+		return;
+	}
+	err = object_maps(f->filter, &maps);
+	if (err) {
+		conf_error(c, f->file, f->line, "%s is not a usable BPF object: %s", f->filter,
+			   strerror(-err));
+		return;
+	}
+	conf_complete(c, f, maps);
+}
+
 /* File filters: the object must exist, and have the maps its keys need. */
 static void check_objects(struct conf *c)
 {
-	for (int i = 0; i < c->n; i++) {
-		struct conf_filter *f = &c->f[i];
-		unsigned int maps;
-		struct stat st;
-		int err;
-
-		if (strcmp(f->kind, "file"))
-			continue;
-		if (stat(f->filter, &st) || !S_ISREG(st.st_mode)) {
-			c->nerrors++;
-			fprintf(stderr, "fusebpfctl: %s:%d: filter object %s: %s\n", f->file, f->line,
-				f->filter, S_ISREG(st.st_mode) ? strerror(errno) : "not a file");
-			continue;
-		}
-		err = object_maps(f->filter, &maps);
-		if (err) {
-			c->nerrors++;
-			fprintf(stderr, "fusebpfctl: %s:%d: %s is not a usable BPF object: %s\n",
-				f->file, f->line, f->filter, strerror(-err));
-			continue;
-		}
-		conf_complete(c, f, maps);
-	}
+	for (int i = 0; i < c->n; i++)
+		if (!strcmp(c->f[i].kind, "file"))
+			apply_check_object(c, &c->f[i]);
 }
 
 /* --- doing and printing ----------------------------------------------------------------- */
+
+/* Room for the longest step: a filter path and a name, or a policy command. */
+#define STEP_STR_MAX (2 * PATH_MAX + 64)
 
 static void step_str(const struct step *s, char *buf, size_t cap)
 {
@@ -579,7 +520,7 @@ static int step_do(const struct step *s)
 		if (!realpath(s->f->file, real))
 			snprintf(real, sizeof(real), "%s", s->f->file);
 		/* Only the policies: the diff against a fresh filter does the rest. */
-		return load_filter(s->f->filter, s->name, NULL, 0, real) ? -EIO : 0;
+		return load_filter(s->f->filter, s->name, NULL, 0, real);
 	case STEP_POLICY:
 		return policy_apply(s->name, &s->c);
 	case STEP_ADOPT:
@@ -587,7 +528,7 @@ static int step_do(const struct step *s)
 			snprintf(real, sizeof(real), "%s", s->f->file);
 		err = filter_set_config(s->name, real);
 		if (err)
-			fail(err, "filter '%s': record its configuration file", s->name);
+			fail(-err, "filter '%s': record its configuration file", s->name);
 		return err;
 	}
 	return -EINVAL;
@@ -615,7 +556,7 @@ static int plan_make(struct plan *pl, struct conf *c, const char *const *only, i
 
 static void print_plan(const struct plan *pl, const struct conf *c, bool dry_run)
 {
-	char buf[2048];
+	char buf[STEP_STR_MAX];
 	int changes = 0;
 	json_object *o, *arr, *names;
 
@@ -668,11 +609,12 @@ static int plan_run(const struct plan *pl, bool quiet)
 		int err = step_do(&pl->s[i]);
 
 		if (err) {
-			char buf[2048];
+			char buf[STEP_STR_MAX];
 
 			step_str(&pl->s[i], buf, sizeof(buf));
-			return fail(0, "apply: stopped at '%s' (%d change%s made before it)", buf,
-				    changes - 1, changes == 2 ? "" : "s");
+			fail(0, "apply: stopped at '%s' (%d change%s made before it)", buf,
+			     changes - 1, changes == 2 ? "" : "s");
+			return err;
 		}
 	}
 	if (!opts.json && !quiet && changes)
@@ -690,11 +632,11 @@ static int conf_load(const char *path, bool missing_ok, struct conf *c)
 		return 0;
 	}
 	if (err)
-		return fail(err, "apply: read %s", path);
+		return fail(-err, "apply: read %s", path), err;
 	check_objects(c);
 	if (c->nerrors)
 		return fail(0, "apply: %d error%s in %s: nothing changed", c->nerrors,
-			    c->nerrors == 1 ? "" : "s", path);
+			    c->nerrors == 1 ? "" : "s", path), -EINVAL;
 	return 0;
 }
 
@@ -703,11 +645,12 @@ int apply_config(const char *path, const char *const *only, int nonly, bool dry_
 	struct conf c = { 0 };
 	struct plan pl = { 0 };
 	bool dflt = !path;
-	int ret = EXIT_FAIL, err;
+	int err;
 
 	if (!path)
 		path = config_default();
-	if (conf_load(path, dflt, &c))
+	err = conf_load(path, dflt, &c);
+	if (err)
 		goto out;
 	pl.is_dir = c.is_dir;
 	if (!realpath(path, pl.abs))
@@ -715,6 +658,7 @@ int apply_config(const char *path, const char *const *only, int nonly, bool dry_
 	for (int i = 0; i < nonly; i++)
 		if (!conf_find(&c, only[i]) && !filter_loaded(only[i])) {
 			fail(ENOENT, "filter '%s' is neither loaded nor in %s", only[i], path);
+			err = -ENOENT;
 			goto out;
 		}
 	err = plan_make(&pl, &c, only, nonly);
@@ -722,17 +666,17 @@ int apply_config(const char *path, const char *const *only, int nonly, bool dry_
 		goto out;
 	if (pl.nerrors) {
 		fail(0, "apply: %d error%s: nothing changed", pl.nerrors, pl.nerrors == 1 ? "" : "s");
+		err = -EINVAL;
 		goto out;
 	}
 	if (!quiet)
 		print_plan(&pl, &c, dry_run);
-	if (!dry_run && pl.n && plan_run(&pl, quiet))
-		goto out;
-	ret = EXIT_OK;
+	if (!dry_run && pl.n)
+		err = plan_run(&pl, quiet);
 out:
 	free(pl.s);
 	conf_free(&c);
-	return ret;
+	return err;
 }
 
 static int apply_opt(int c, const char *arg, void *ctx)
@@ -763,8 +707,9 @@ int do_apply(int argc, char **argv)
 		return usage_error("one FILE or DIR, please");
 	lock = state_lock();
 	if (lock < 0)
-		return fail(lock, "lock %s/lock", opts.state_dir);
-	ret = apply_config(argc - idx ? argv[idx] : NULL, NULL, 0, dry_run, false);
+		return fail(-lock, "lock %s/lock", opts.state_dir);
+	ret = apply_config(argc - idx ? argv[idx] : NULL, NULL, 0, dry_run, false) ? EXIT_FAIL :
+									      EXIT_OK;
 	state_unlock(lock);
 	return ret;
 }

@@ -26,9 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "fuse_uapi.h"
 #include "fusebpfctl.h"
 #include "attach.h"
+#include "json.h"
 #include "server.h"
 #include "state.h"
 
@@ -217,7 +219,7 @@ int do_attach(int argc, char **argv)
 		return EXIT_OK;
 	if (err)
 		return EXIT_USAGE;
-	return attach_run(&a, mnt_arg, back_arg);
+	return attach_run(&a, mnt_arg, back_arg) ? EXIT_FAIL : EXIT_OK;
 }
 
 /*
@@ -232,297 +234,369 @@ static bool backing_on_fuse(int back_fd)
 	return !fstatfs(back_fd, &sf) && sf.f_type == FUSE_SUPER_MAGIC;
 }
 
-int attach_run(struct attach_args *ap, const char *mnt_arg, const char *back_arg)
+/* What attach_run holds while it mounts: freed by attach_end. */
+struct attach_state {
+	struct attach_args a;
+	struct server_cfg cfg;
+	struct mount_rec rec, old;
+	char mnt[PATH_MAX], back[PATH_MAX];
+	int lock, fuse_fd, back_fd, logfd;
+	bool mounted;		/* ours to unmount on failure */
+};
+
+/* The mount point and the backing directory, resolved; the first must not be inside the second. */
+static int attach_paths(struct attach_state *st, const char *mnt_arg, const char *back_arg)
 {
-	struct attach_args a = *ap;
-	struct server_cfg *cfg = NULL;
-	struct mount_rec *rec = NULL, *old = NULL;
-	char opts_str[512], mnt[PATH_MAX], back[PATH_MAX];
-	int ret = EXIT_FAIL, err, lock = -1, fuse_fd = -1, back_fd = -1, pipefd[2] = { -1, -1 };
-	int logfd = -1;
-	bool mounted = false;
-	struct stat st;
-	struct statfs sf;
-	pid_t pid;
+	struct stat sb;
+	size_t bl;
+	int err;
 
-	cfg = calloc(1, sizeof(*cfg));
-	rec = calloc(1, sizeof(*rec));
-	old = calloc(1, sizeof(*old));
-	if (!cfg || !rec || !old) {
-		ret = fail(ENOMEM, "attach");
-		goto out;
+	if (stat(back_arg, &sb)) {
+		err = -errno;
+		return fail(-err, "attach: backing directory %s", back_arg), err;
 	}
-	cfg->filter_fd = -1;
-	cfg->ready_fd = -1;
-	for (int i = 0; i < MAX_AT; i++)
-		cfg->at[i].prog_fd = -1;
+	if (!S_ISDIR(sb.st_mode))
+		return fail(ENOTDIR, "attach: backing directory %s", back_arg), -ENOTDIR;
+	err = resolve_mountpoint(mnt_arg, st->mnt);
+	if (err)
+		return fail(-err, "attach: mountpoint %s", mnt_arg), err;
+	if (!realpath(back_arg, st->back)) {
+		err = -errno;
+		return fail(-err, "attach: resolve %s", back_arg), err;
+	}
+	bl = strlen(st->back);
+	if (!strcmp(st->mnt, st->back) ||
+	    (!strncmp(st->mnt, st->back, bl) && (st->mnt[bl] == '/' || bl == 1)))
+		return fail(EINVAL, "attach: mountpoint %s is inside the backing directory %s",
+			    st->mnt, st->back), -EINVAL;
+	return 0;
+}
 
-	if (stat(back_arg, &st)) {
-		ret = fail(errno, "attach: backing directory %s", back_arg);
-		goto out;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		ret = fail(ENOTDIR, "attach: backing directory %s", back_arg);
-		goto out;
-	}
-	err = resolve_mountpoint(mnt_arg, mnt);
-	if (err) {
-		ret = fail(-err, "attach: mountpoint %s", mnt_arg);
-		goto out;
-	}
-	if (!realpath(back_arg, back)) {
-		ret = fail(errno, "attach: resolve %s", back_arg);
-		goto out;
-	}
-	{
-		size_t bl = strlen(back);
+/* fuse-bpf, or user space when the kernel has none and no filter is asked for. */
+static int attach_mode(struct attach_state *st)
+{
+	if (st->a.userspace || fuse_bpf_supported())
+		return 0;
+	if (st->a.filter || st->a.nat)
+		return fail(EOPNOTSUPP, "attach %s: this kernel has no fuse-bpf "
+			    "(/sys/fs/fuse/features/fuse_bpf), so filters cannot run "
+			    "(--userspace serves the tree without them)", st->mnt), -EOPNOTSUPP;
+	note("attach %s: this kernel has no fuse-bpf (/sys/fs/fuse/features/fuse_bpf): "
+	     "serving every operation in user space", st->mnt);
+	st->a.userspace = true;
+	return 0;
+}
 
-		if (!strcmp(mnt, back) || (!strncmp(mnt, back, bl) && (mnt[bl] == '/' || bl == 1))) {
-			ret = fail(EINVAL, "attach: mountpoint %s is inside the backing directory %s",
-				   mnt, back);
-			goto out;
+/* The state lock, and the mount point free (a stale record is removed). */
+static int attach_claim(struct attach_state *st)
+{
+	st->lock = state_lock();
+	if (st->lock < 0)
+		return fail(-st->lock, "lock %s/lock", opts.state_dir), st->lock;
+	if (mount_rec_read(st->mnt, &st->old) == 0) {
+		if (st->old.alive || is_mountpoint(st->mnt))
+			return fail(EBUSY, "attach %s: already attached (server pid %d%s)", st->mnt,
+				    st->old.pid, st->old.alive ? "" : ", dead: detach it first"),
+			       -EBUSY;
+		mount_rec_remove(st->mnt);	/* stale: nothing mounted, nobody serving */
+	}
+	if (is_mountpoint(st->mnt))
+		return fail(EBUSY, "attach %s: something is already mounted there", st->mnt), -EBUSY;
+	return 0;
+}
+
+/* A loaded filter's program, for the server to hand to the kernel. */
+static int attach_prog(const struct attach_state *st, const char *filter, const char *at)
+{
+	int fd = filter_obj_fd(filter, "prog");
+
+	if (fd < 0 && at)
+		fail(-fd, "attach %s: --at %s: filter '%s'%s", st->mnt, at, filter,
+		     fd == -ENOENT ? " is not loaded" : "");
+	else if (fd < 0)
+		fail(-fd, "attach %s: filter '%s'%s", st->mnt, filter,
+		     fd == -ENOENT ? " is not loaded" : "");
+	return fd;
+}
+
+/* The backing directory and the filters' programs: the pins give their fds. */
+static int attach_open(struct attach_state *st)
+{
+	struct server_cfg *cfg = &st->cfg;
+	struct stat sb;
+	int err;
+
+	if (st->a.filter && (cfg->filter_fd = attach_prog(st, st->a.filter, NULL)) < 0)
+		return cfg->filter_fd;
+	st->back_fd = open(st->back, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (st->back_fd < 0) {
+		err = -errno;
+		return fail(-err, "attach: open %s", st->back), err;
+	}
+	for (int i = 0; i < st->a.nat; i++) {
+		const struct at_rule *at = &st->a.at[i];
+
+		cfg->at[i].prog_fd = attach_prog(st, at->filter, at->path);
+		if (cfg->at[i].prog_fd < 0)
+			return cfg->at[i].prog_fd;
+		if (fstatat(st->back_fd, at->path, &sb, AT_SYMLINK_NOFOLLOW)) {
+			err = -errno;
+			return fail(-err, "attach %s: --at %s: %s/%s", st->mnt, at->path, st->back,
+				    at->path), err;
 		}
+		snprintf(cfg->at[i].path, sizeof(cfg->at[i].path), "%s", at->path);
 	}
+	cfg->nat = st->a.nat;
+	return 0;
+}
 
-	/* fuse-bpf or not. */
-	if (!a.userspace && !fuse_bpf_supported()) {
-		if (a.filter || a.nat) {
-			ret = fail(EOPNOTSUPP, "attach %s: this kernel has no fuse-bpf "
-				   "(/sys/fs/fuse/features/fuse_bpf), so filters cannot run "
-				   "(--userspace serves the tree without them)", mnt);
-			goto out;
-		}
-		note("attach %s: this kernel has no fuse-bpf (/sys/fs/fuse/features/fuse_bpf): "
-		     "serving every operation in user space", mnt);
-		a.userspace = true;
-	}
+/* Where the server logs: --log, stderr in the foreground, else the state dir. */
+static int attach_log_path(struct attach_state *st)
+{
+	struct mount_rec *rec = &st->rec;
+	char dir[PATH_MAX];
+	int n;
 
-	lock = state_lock();
-	if (lock < 0) {
-		ret = fail(lock, "lock %s/lock", opts.state_dir);
-		goto out;
-	}
-	if (mount_rec_read(mnt, old) == 0) {
-		if (old->alive || is_mountpoint(mnt)) {
-			ret = fail(EBUSY, "attach %s: already attached (server pid %d%s)", mnt, old->pid,
-				   old->alive ? "" : ", dead: detach it first");
-			goto out;
-		}
-		mount_rec_remove(mnt);	/* stale: nothing mounted, nobody serving */
-	}
-	if (is_mountpoint(mnt)) {
-		ret = fail(EBUSY, "attach %s: something is already mounted there", mnt);
-		goto out;
-	}
-
-	/* Filters: the pins give the program fds the server hands to the kernel. */
-	if (a.filter) {
-		cfg->filter_fd = filter_obj_fd(a.filter, "prog");
-		if (cfg->filter_fd < 0) {
-			ret = fail(cfg->filter_fd, "attach %s: filter '%s'%s", mnt, a.filter,
-				   cfg->filter_fd == -ENOENT ? " is not loaded" : "");
-			goto out;
-		}
-	}
-	back_fd = open(back, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (back_fd < 0) {
-		ret = fail(errno, "attach: open %s", back);
-		goto out;
-	}
-	for (int i = 0; i < a.nat; i++) {
-		cfg->at[i].prog_fd = filter_obj_fd(a.at[i].filter, "prog");
-		if (cfg->at[i].prog_fd < 0) {
-			ret = fail(cfg->at[i].prog_fd, "attach %s: --at %s: filter '%s'%s", mnt,
-				   a.at[i].path, a.at[i].filter,
-				   cfg->at[i].prog_fd == -ENOENT ? " is not loaded" : "");
-			goto out;
-		}
-		if (fstatat(back_fd, a.at[i].path, &st, AT_SYMLINK_NOFOLLOW)) {
-			ret = fail(errno, "attach %s: --at %s: %s/%s", mnt, a.at[i].path, back,
-				   a.at[i].path);
-			goto out;
-		}
-		snprintf(cfg->at[i].path, sizeof(cfg->at[i].path), "%s", a.at[i].path);
-	}
-	cfg->nat = a.nat;
-
-	/* The record and the log. */
-	snprintf(rec->mountpoint, sizeof(rec->mountpoint), "%s", mnt);
-	snprintf(rec->backing, sizeof(rec->backing), "%s", back);
-	snprintf(rec->mode, sizeof(rec->mode), "%s", a.userspace ? "userspace" : "fuse-bpf");
-	snprintf(rec->filter, sizeof(rec->filter), "%s", a.filter ? a.filter : "");
-	rec->nat = a.nat;
-	memcpy(rec->at, a.at, sizeof(a.at));
-	rec->started = time(NULL);
-	if (a.log) {
-		if (a.log[0] == '/' || !getcwd(rec->log, sizeof(rec->log)))
-			snprintf(rec->log, sizeof(rec->log), "%s", a.log);
-		else
-			snprintf(rec->log + strlen(rec->log), sizeof(rec->log) - strlen(rec->log), "/%s",
-				 a.log);
-	} else if (a.foreground) {
-		snprintf(rec->log, sizeof(rec->log), "(stderr)");
-	} else {
-		char dir[PATH_MAX];
-
+	if (st->a.log && st->a.log[0] != '/' && getcwd(dir, sizeof(dir)))
+		n = snprintf(rec->log, sizeof(rec->log), "%s/%s", dir, st->a.log);
+	else if (st->a.log)
+		n = snprintf(rec->log, sizeof(rec->log), "%s", st->a.log);
+	else if (st->a.foreground)
+		n = snprintf(rec->log, sizeof(rec->log), "(stderr)");
+	else {
 		snprintf(dir, sizeof(dir), "%s/mounts", opts.state_dir);
 		mkdir_p(dir, 0755);
-		mount_rec_path(mnt, ".log", rec->log, sizeof(rec->log));
+		mount_rec_path(st->mnt, ".log", rec->log, sizeof(rec->log));
+		n = 0;
 	}
-	if (!a.foreground || a.log) {
-		logfd = open(rec->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (logfd < 0) {
-			ret = fail(errno, "attach: open log %s", rec->log);
-			goto out;
-		}
-	}
+	if (n >= (int)sizeof(rec->log))
+		return fail(ENAMETOOLONG, "attach: log %s", st->a.log), -ENAMETOOLONG;
+	return 0;
+}
 
-	/* Mount. */
-	fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-	if (fuse_fd < 0) {
-		ret = fail(errno, "attach: open /dev/fuse");
-		goto out;
-	}
-	snprintf(opts_str, sizeof(opts_str),
-		 "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other,default_permissions", fuse_fd);
-	if (!a.userspace && !a.nat) {
-		size_t len = strlen(opts_str);
+/* The mount's record (written once it answers) and its log. */
+static int attach_record(struct attach_state *st)
+{
+	struct mount_rec *rec = &st->rec;
+	int err;
 
-		len += snprintf(opts_str + len, sizeof(opts_str) - len, ",root_dir=%d", back_fd);
-		if (cfg->filter_fd >= 0)
-			snprintf(opts_str + len, sizeof(opts_str) - len, ",root_bpf=%d", cfg->filter_fd);
-	} else if (!a.userspace && backing_on_fuse(back_fd)) {
-		strncat(opts_str, ",stack_depth=2", sizeof(opts_str) - strlen(opts_str) - 1);
+	snprintf(rec->mountpoint, sizeof(rec->mountpoint), "%s", st->mnt);
+	snprintf(rec->backing, sizeof(rec->backing), "%s", st->back);
+	snprintf(rec->mode, sizeof(rec->mode), "%s", st->a.userspace ? "userspace" : "fuse-bpf");
+	snprintf(rec->filter, sizeof(rec->filter), "%s", st->a.filter ? st->a.filter : "");
+	rec->nat = st->a.nat;
+	memcpy(rec->at, st->a.at, sizeof(st->a.at));
+	rec->started = time(NULL);
+	err = attach_log_path(st);
+	if (err || (st->a.foreground && !st->a.log))
+		return err;
+	st->logfd = open(rec->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (st->logfd < 0) {
+		err = -errno;
+		return fail(-err, "attach: open log %s", rec->log), err;
 	}
-	debug("mount -t fuse.fusebpf -o %s %s %s", opts_str, back, mnt);
-	if (mount(back, mnt, "fuse.fusebpf", a.mflags, opts_str)) {
-		err = errno;
-		ret = fail(err, "attach: mount %s", mnt);
-		goto out;
-	}
-	mounted = true;
+	return 0;
+}
 
-	cfg->fuse_fd = fuse_fd;
-	cfg->back_fd = back_fd;
-	cfg->userspace = a.userspace;
-	cfg->mountpoint = mnt;
-	cfg->verbose = opts.verbose;
+static int attach_mount(struct attach_state *st)
+{
+	char mopts[512];
+	size_t len;
+	int err;
 
-	if (a.foreground) {
-		rec->pid = getpid();
-		err = mount_rec_write(rec);
-		if (err) {
-			ret = fail(err, "attach: write the mount record");
-			goto out;
-		}
-		state_unlock(lock);
-		lock = -1;
-		if (logfd >= 0) {
-			dup2(logfd, STDERR_FILENO);
-		}
-		if (!a.quiet)
-			print_record(rec);
-		fflush(stdout);
-		err = server_run(cfg);
-		mounted = false;	/* the server saw it go */
-		if (umount2(mnt, MNT_DETACH) == 0)
-			debug("unmounted %s", mnt);
-		lock = state_lock();
-		if (mount_rec_read(mnt, old) == 0 && old->pid == getpid())
-			mount_rec_remove(mnt);
-		ret = err ? fail(err, "serve %s", mnt) : EXIT_OK;
-		goto out;
+	st->fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (st->fuse_fd < 0) {
+		err = -errno;
+		return fail(-err, "attach: open /dev/fuse"), err;
 	}
+	len = snprintf(mopts, sizeof(mopts), "fd=%d,rootmode=40000,user_id=0,group_id=0,"
+		       "allow_other,default_permissions", st->fuse_fd);
+	if (!st->a.userspace && !st->a.nat) {
+		len += snprintf(mopts + len, sizeof(mopts) - len, ",root_dir=%d", st->back_fd);
+		if (st->cfg.filter_fd >= 0)
+			snprintf(mopts + len, sizeof(mopts) - len, ",root_bpf=%d", st->cfg.filter_fd);
+	} else if (!st->a.userspace && backing_on_fuse(st->back_fd)) {
+		snprintf(mopts + len, sizeof(mopts) - len, ",stack_depth=2");
+	}
+	debug("mount -t fuse.fusebpf -o %s %s %s", mopts, st->back, st->mnt);
+	if (mount(st->back, st->mnt, "fuse.fusebpf", st->a.mflags, mopts)) {
+		err = -errno;
+		return fail(-err, "attach: mount %s", st->mnt), err;
+	}
+	st->mounted = true;
+	st->cfg.fuse_fd = st->fuse_fd;
+	st->cfg.back_fd = st->back_fd;
+	st->cfg.userspace = st->a.userspace;
+	st->cfg.mountpoint = st->mnt;
+	st->cfg.verbose = opts.verbose;
+	return 0;
+}
+
+/* --foreground: serve here until the mount goes, then clean up after it. */
+static int attach_serve_here(struct attach_state *st)
+{
+	int err;
+
+	st->rec.pid = getpid();
+	err = mount_rec_write(&st->rec);
+	if (err)
+		return fail(-err, "attach: write the mount record"), err;
+	state_unlock(st->lock);
+	st->lock = -1;
+	if (st->logfd >= 0)
+		dup2(st->logfd, STDERR_FILENO);
+	if (!st->a.quiet)
+		print_record(&st->rec);
+	fflush(stdout);
+	err = server_run(&st->cfg);
+	st->mounted = false;	/* the server saw it go */
+	if (umount2(st->mnt, MNT_DETACH) == 0)
+		debug("unmounted %s", st->mnt);
+	st->lock = state_lock();
+	if (mount_rec_read(st->mnt, &st->old) == 0 && st->old.pid == getpid())
+		mount_rec_remove(st->mnt);
+	if (err)
+		fail(-err, "serve %s", st->mnt);
+	return err;
+}
+
+/* The daemon: a new session, its log as stderr; exits when the mount goes. */
+static void attach_child(struct attach_state *st, int ready_fd)
+{
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC), err;
+
+	/* The lock is the parent's: a flock is shared across fork. */
+	close(st->lock);
+	setsid();
+	if (chdir("/"))
+		_exit(1);
+	if (devnull >= 0) {
+		dup2(devnull, STDIN_FILENO);
+		dup2(devnull, STDOUT_FILENO);
+	}
+	dup2(st->logfd, STDERR_FILENO);
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	st->cfg.ready_fd = ready_fd;
+	err = server_run(&st->cfg);
+	/* The record is ours to remove once the mount is gone. */
+	if (mount_rec_read(st->mnt, &st->old) == 0 && st->old.pid == getpid())
+		mount_rec_remove(st->mnt);
+	_exit(err ? 1 : 0);
+}
+
+/* Wait for the daemon's INIT, then for the mount to answer; kill it when not. */
+static int attach_await(struct attach_state *st, int ready_fd, pid_t pid)
+{
+	struct statfs sf;
+	struct stat sb;
+	int err = wait_ready(ready_fd, pid);
+
+	if (err) {
+		if (err != -ECHILD)
+			kill(pid, SIGKILL);
+		fail(err == -ECHILD ? 0 : -err, "attach %s: the server %s (see %s)", st->mnt,
+		     err == -ECHILD ? "died before the mount was ready" : "did not start",
+		     st->rec.log);
+		waitpid(pid, NULL, 0);
+		return err;
+	}
+	/* The mount answers: the root's attributes come back. */
+	errno = 0;
+	if (statfs(st->mnt, &sf) || sf.f_type != FUSE_SUPER_MAGIC || stat(st->mnt, &sb)) {
+		err = errno ? errno : EIO;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return fail(err, "attach %s: the mount does not answer (see %s)", st->mnt,
+			    st->rec.log), -err;
+	}
+	return 0;
+}
+
+/* Fork the server, wait until the mount answers, then record it. */
+static int attach_daemonize(struct attach_state *st)
+{
+	int pipefd[2], err;
+	pid_t pid;
 
 	if (pipe2(pipefd, O_CLOEXEC)) {
-		ret = fail(errno, "attach: pipe");
-		goto out;
+		err = -errno;
+		return fail(-err, "attach: pipe"), err;
 	}
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
-	if (pid < 0) {
-		ret = fail(errno, "attach: fork");
-		goto out;
-	}
 	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		/* The lock is the parent's: a flock is shared across fork. */
-		close(lock);
 		close(pipefd[0]);
-		setsid();
-		if (chdir("/"))
-			_exit(1);
-		if (devnull >= 0) {
-			dup2(devnull, STDIN_FILENO);
-			dup2(devnull, STDOUT_FILENO);
-		}
-		dup2(logfd, STDERR_FILENO);
-		setvbuf(stderr, NULL, _IOLBF, 0);
-		cfg->ready_fd = pipefd[1];
-		err = server_run(cfg);
-		/* The record is ours to remove once the mount is gone. */
-		if (mount_rec_read(mnt, old) == 0 && old->pid == getpid())
-			mount_rec_remove(mnt);
-		_exit(err ? 1 : 0);
+		attach_child(st, pipefd[1]);
 	}
+	err = pid < 0 ? -errno : 0;
 	close(pipefd[1]);
-	pipefd[1] = -1;
-	err = wait_ready(pipefd[0], pid);
-	if (err) {
-		if (err != -ECHILD)
-			kill(pid, SIGKILL);
-		ret = fail(err == -ECHILD ? 0 : err, "attach %s: the server %s (see %s)", mnt,
-			   err == -ECHILD ? "died before the mount was ready" : "did not start", rec->log);
-		waitpid(pid, NULL, 0);
-		goto out;
-	}
-	/* The mount answers: the root's attributes come back. */
-	if (statfs(mnt, &sf) || sf.f_type != FUSE_SUPER_MAGIC || stat(mnt, &st)) {
-		err = errno ? errno : EIO;
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		ret = fail(err, "attach %s: the mount does not answer (see %s)", mnt, rec->log);
-		goto out;
-	}
-	rec->pid = pid;
-	rec->alive = true;
-	err = mount_rec_write(rec);
+	if (err)
+		fail(-err, "attach: fork");
+	else
+		err = attach_await(st, pipefd[0], pid);
+	close(pipefd[0]);
+	if (err)
+		return err;
+	st->rec.pid = pid;
+	st->rec.alive = true;
+	err = mount_rec_write(&st->rec);
 	if (err) {
 		kill(pid, SIGTERM);
-		ret = fail(err, "attach: write the mount record");
-		goto out;
+		return fail(-err, "attach: write the mount record"), err;
 	}
-	mounted = false;	/* the server's now */
-	if (!a.quiet)
-		print_record(rec);
-	ret = EXIT_OK;
-out:
-	if (mounted && umount2(mnt, 0))
-		umount2(mnt, MNT_DETACH);
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
-	if (fuse_fd >= 0)
-		close(fuse_fd);
-	if (back_fd >= 0)
-		close(back_fd);
-	if (logfd >= 0)
-		close(logfd);
-	if (cfg) {
-		if (cfg->filter_fd >= 0)
-			close(cfg->filter_fd);
-		for (int i = 0; i < MAX_AT; i++)
-			if (cfg->at[i].prog_fd >= 0)
-				close(cfg->at[i].prog_fd);
-	}
-	state_unlock(lock);
-	free(cfg);
-	free(rec);
-	free(old);
-	return ret;
+	st->mounted = false;	/* the server's now */
+	if (!st->a.quiet)
+		print_record(&st->rec);
+	return 0;
+}
+
+static void attach_end(struct attach_state *st)
+{
+	if (st->mounted && umount2(st->mnt, 0))
+		umount2(st->mnt, MNT_DETACH);
+	if (st->fuse_fd >= 0)
+		close(st->fuse_fd);
+	if (st->back_fd >= 0)
+		close(st->back_fd);
+	if (st->logfd >= 0)
+		close(st->logfd);
+	if (st->cfg.filter_fd >= 0)
+		close(st->cfg.filter_fd);
+	for (int i = 0; i < MAX_AT; i++)
+		if (st->cfg.at[i].prog_fd >= 0)
+			close(st->cfg.at[i].prog_fd);
+	state_unlock(st->lock);
+	free(st);
+}
+
+int attach_run(struct attach_args *ap, const char *mnt_arg, const char *back_arg)
+{
+	struct attach_state *st = calloc(1, sizeof(*st));
+	int err;
+
+	if (!st)
+		return fail(ENOMEM, "attach");
+	st->a = *ap;
+	st->lock = st->fuse_fd = st->back_fd = st->logfd = -1;
+	st->cfg.filter_fd = st->cfg.ready_fd = -1;
+	for (int i = 0; i < MAX_AT; i++)
+		st->cfg.at[i].prog_fd = -1;
+	err = attach_paths(st, mnt_arg, back_arg);
+	if (!err)
+		err = attach_mode(st);
+	if (!err)
+		err = attach_claim(st);
+	if (!err)
+		err = attach_open(st);
+	if (!err)
+		err = attach_record(st);
+	if (!err)
+		err = attach_mount(st);
+	if (!err)
+		err = st->a.foreground ? attach_serve_here(st) : attach_daemonize(st);
+	attach_end(st);
+	return err;
 }
 
 /* --- detach ------------------------------------------------------------------ */
@@ -544,23 +618,25 @@ void help_detach(FILE *out)
 static int absolute_path(const char *in, char *out, size_t cap)
 {
 	char tmp[PATH_MAX], norm[PATH_MAX];
+	int n;
 
 	if (realpath(in, out))
 		return 0;
 	if (in[0] == '/')
-		snprintf(tmp, sizeof(tmp), "%s", in);
+		n = snprintf(tmp, sizeof(tmp), "%s", in);
 	else if (getcwd(norm, sizeof(norm)))
-		snprintf(tmp, sizeof(tmp), "%s/%s", norm, in);
+		n = snprintf(tmp, sizeof(tmp), "%s/%s", norm, in);
 	else
 		return -errno;
+	if (n >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
 	if (!strcmp(tmp, "/")) {
 		snprintf(out, cap, "/");
 		return 0;
 	}
 	if (normalize_subdir(tmp, norm, sizeof(norm)))
 		return -EINVAL;
-	snprintf(out, cap, "/%s", norm);
-	return 0;
+	return snprintf(out, cap, "/%s", norm) >= (int)cap ? -ENAMETOOLONG : 0;
 }
 
 /* Is pid a fusebpfctl (possibly under valgrind)? Guards against a reused pid. */
@@ -595,12 +671,54 @@ static int detach_noopt(int c, const char *arg, void *ctx)
 	return EXIT_USAGE;
 }
 
+/* Unmount (lazily when busy: *lazy); nothing mounted is fine. 0 or -errno, printed. */
+static int detach_unmount(const char *mnt, bool *lazy)
+{
+	int err;
+
+	*lazy = false;
+	if (!umount2(mnt, 0) || errno == EINVAL || errno == ENOENT)
+		return 0;
+	if (errno == EBUSY && !umount2(mnt, MNT_DETACH)) {
+		*lazy = true;
+		return 0;
+	}
+	err = errno;
+	return fail(err, "detach: unmount %s", mnt), -err;
+}
+
+/* The server sees the connection go and exits; make sure. */
+static void detach_stop_server(const struct mount_rec *rec, bool lazy)
+{
+	if (rec->alive && !wait_gone(rec->pid, lazy ? 500 : 5000) && is_our_server(rec->pid)) {
+		kill(rec->pid, SIGTERM);
+		if (!wait_gone(rec->pid, 2000))
+			kill(rec->pid, SIGKILL);
+	}
+}
+
+/* Detach the mount of ours at mnt, the caller holding the lock; 0 or -errno, printed. */
+static int detach_mount(const char *mnt, struct mount_rec *rec, bool *lazy)
+{
+	int err = mount_rec_read(mnt, rec);
+
+	if (err)
+		return fail(0, "detach %s: not a fusebpfctl mount%s", mnt,
+			    is_mountpoint(mnt) ? " (something else is mounted there)" : ""), err;
+	err = detach_unmount(mnt, lazy);
+	if (err)
+		return err;
+	detach_stop_server(rec, *lazy);
+	mount_rec_remove(mnt);
+	return 0;
+}
+
 int do_detach(int argc, char **argv)
 {
-	struct mount_rec *rec = NULL;
+	struct mount_rec *rec;
 	char mnt[PATH_MAX];
-	int idx, err, lock = -1, ret = EXIT_FAIL;
-	bool lazy = false, was_alive;
+	int idx, err, lock;
+	bool lazy;
 
 	idx = parse_cmd_opts(argc, argv, "", NULL, detach_noopt, NULL, help_detach);
 	if (idx == PARSE_HELP)
@@ -611,47 +729,21 @@ int do_detach(int argc, char **argv)
 		return usage_error(argc - idx ? "one MOUNTPOINT, please" : "which MOUNTPOINT?");
 	err = absolute_path(argv[idx], mnt, sizeof(mnt));
 	if (err)
-		return fail(err, "detach %s", argv[idx]);
+		return fail(-err, "detach %s", argv[idx]);
 	rec = calloc(1, sizeof(*rec));
 	if (!rec)
 		return fail(ENOMEM, "detach");
 	lock = state_lock();
 	if (lock < 0) {
-		ret = fail(lock, "lock %s/lock", opts.state_dir);
-		goto out;
+		fail(-lock, "lock %s/lock", opts.state_dir);
+		err = lock;
+	} else {
+		err = detach_mount(mnt, rec, &lazy);
 	}
-	err = mount_rec_read(mnt, rec);
-	if (err) {
-		ret = fail(0, "detach %s: not a fusebpfctl mount%s", mnt,
-			   is_mountpoint(mnt) ? " (something else is mounted there)" : "");
-		goto out;
-	}
-	was_alive = rec->alive;
-	if (umount2(mnt, 0)) {
-		if (errno == EBUSY) {
-			if (umount2(mnt, MNT_DETACH)) {
-				ret = fail(errno, "detach: unmount %s", mnt);
-				goto out;
-			}
-			lazy = true;
-		} else if (errno != EINVAL && errno != ENOENT) {
-			ret = fail(errno, "detach: unmount %s", mnt);
-			goto out;
-		}
-	}
-	/* The server sees the connection go and exits; make sure. */
-	if (rec->alive && !wait_gone(rec->pid, lazy ? 500 : 5000) && is_our_server(rec->pid)) {
-		kill(rec->pid, SIGTERM);
-		if (!wait_gone(rec->pid, 2000))
-			kill(rec->pid, SIGKILL);
-	}
-	mount_rec_remove(mnt);
-	if (!opts.json)
+	if (!err && !opts.json)
 		printf("detached %s%s%s\n", mnt, lazy ? " (busy: unmounted lazily)" : "",
-		       was_alive ? "" : " (its server had died)");
-	ret = EXIT_OK;
-out:
+		       rec->alive ? "" : " (its server had died)");
 	state_unlock(lock);
 	free(rec);
-	return ret;
+	return err ? EXIT_FAIL : EXIT_OK;
 }

@@ -19,7 +19,7 @@ struct attach_args {
 /* attach's arguments (argv[0] is "attach"); 0, PARSE_HELP or PARSE_USAGE. */
 int attach_parse(int argc, char **argv, struct attach_args *a, const char **mnt, const char **back);
 
-/* Mount and serve (do_attach after parsing); an exit status. */
+/* Mount and serve (do_attach after parsing); 0, or -errno with the error printed. */
 int attach_run(struct attach_args *a, const char *mnt, const char *back);
 
 /* mount.fusebpf SOURCE TARGET [-sfnv] [-N NS] [-o OPTIONS] [-t TYPE] (mount_helper.c) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtins.h"
 #include "fusebpfctl.h"
 #include "json.h"
 
@@ -91,9 +92,10 @@ void help_help(FILE *out)
 void help_version(FILE *out)
 {
 	fprintf(out, "Usage: fusebpfctl version\n\n"
-		     "Print fusebpfctl's and libbpf's versions and whether the kernel has fuse-bpf.\n"
+		     "Print fusebpfctl's and libbpf's versions, the built-in filters (embedded in\n"
+		     "the binary) and whether the kernel has fuse-bpf.\n"
 		     "JSON: {\"version\": S, \"libbpf\": S, \"fuse_bpf\": \"supported\"|\"unsupported\",\n"
-		     "       \"prog_type\": N|null}\n\n"
+		     "       \"prog_type\": N|null, \"builtins\": [{\"name\": S, \"summary\": S}]}\n\n"
 		     "EXAMPLES\n  fusebpfctl -j version\n");
 }
 
@@ -111,6 +113,22 @@ int do_help(int argc, char **argv)
 		return usage_error("%s command '%s'", amb ? "ambiguous" : "unknown", argv[1]);
 	c->help(stdout);
 	return EXIT_OK;
+}
+
+/* [{"name": S, "summary": S}] of the built-in filters. */
+static json_object *json_builtins(void)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < builtin_nfilters; i++) {
+		json_object *b = json_object_new_object();
+
+		json_object_object_add(b, "name", json_object_new_string(builtin_filters[i].name));
+		json_object_object_add(b, "summary",
+				       json_object_new_string(builtin_filters[i].summary));
+		json_object_array_add(a, b);
+	}
+	return a;
 }
 
 int do_version(int argc, char **argv)
@@ -134,6 +152,7 @@ int do_version(int argc, char **argv)
 		json_object_object_add(o, "fuse_bpf",
 				       json_object_new_string(supported ? "supported" : "unsupported"));
 		json_object_object_add(o, "prog_type", type >= 0 ? json_object_new_int(type) : NULL);
+		json_object_object_add(o, "builtins", json_builtins());
 		json_print(o);
 		json_object_put(o);
 	} else {
@@ -141,7 +160,7 @@ int do_version(int argc, char **argv)
 		       supported ? "supported" : "not supported by this kernel");
 		if (type >= 0)
 			printf(" (program type %d)", type);
-		printf("\n");
+		printf("\nbuilt-in filters: %s\n", builtin_names(" "));
 	}
 	return EXIT_OK;
 }

@@ -26,22 +26,21 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "policy_vocab.h"
+#include "policy_diff.h"
+#include "filter.h"
 #include "fusebpfctl.h"
-#include "state.h"
 
 #define CONF_MAX_FILE (1 << 20)
 #define MAX_WORDS 256
+/* seen_line's slot of the filter key; those of policy_keys[] come first. */
+#define SLOT_FILTER 31
 
-static void conf_err(struct conf *c, const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void conf_err(struct conf *c, const char *file, int line, const char *fmt, ...)
+static void conf_verr(struct conf *c, const char *file, int line, const char *fmt, va_list ap)
 {
 	char what[768], msg[1024];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
 	if (line > 0)
 		snprintf(msg, sizeof(msg), "%s:%d: %s", file, line, what);
 	else
@@ -52,19 +51,13 @@ static void conf_err(struct conf *c, const char *file, int line, const char *fmt
 		fprintf(stderr, "fusebpfctl: %s\n", msg);
 }
 
-unsigned int conf_builtin_maps(const char *kind)
+void conf_error(struct conf *c, const char *file, int line, const char *fmt, ...)
 {
-	if (!strcmp(kind, "hide"))
-		return CONF_HIDE | CONF_CONFIG | CONF_EXCEPT | CONF_EVENTS;
-	if (!strcmp(kind, "attrs"))
-		return CONF_ATTRS | CONF_CONFIG;
-	if (!strcmp(kind, "denywrite"))
-		return CONF_DENY | CONF_CONFIG | CONF_EXCEPT | CONF_EVENTS;
-	if (!strcmp(kind, "fusebpf"))
-		return CONF_HIDE | CONF_ATTRS | CONF_DENY | CONF_CONFIG | CONF_EXCEPT | CONF_EVENTS;
-	if (!strcmp(kind, "stats"))
-		return CONF_CONFIG;
-	return 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	conf_verr(c, file, line, fmt, ap);
+	va_end(ap);
 }
 
 struct conf_filter *conf_find(struct conf *c, const char *name)
@@ -144,23 +137,20 @@ struct parse {
 	int line;
 	struct conf_filter *f;		/* the current section */
 	bool bad_section;		/* keys go nowhere (reported once) */
-	int seen_line[32];		/* scalar keys: the line that gave them */
+	int seen_line[SLOT_FILTER + 1];	/* scalar keys (by index in policy_keys): their line */
 	int nids;			/* the distinct ids excepted in the section */
 };
 
 static struct policy_change *add_set(struct parse *p, enum policy_op op)
 {
 	struct conf_filter *f = p->f;
-	struct policy_change *v = realloc(f->set, (f->nset + 1) * sizeof(*v));
+	struct policy_vec vec = { f->set, f->nset };
+	struct policy_change *v = policy_vec_add(&vec, op, 0);
 
-	if (!v) {
-		conf_err(p->c, p->file, p->line, "out of memory");
-		return NULL;
-	}
-	f->set = v;
-	v = &v[f->nset++];
-	memset(v, 0, sizeof(*v));
-	v->op = op;
+	f->set = vec.v;
+	f->nset = vec.n;
+	if (!v)
+		conf_error(p->c, p->file, p->line, "out of memory");
 	return v;
 }
 
@@ -190,7 +180,7 @@ static void need(struct parse *p, unsigned int maps)
 static bool once(struct parse *p, int slot, const char *key)
 {
 	if (p->seen_line[slot]) {
-		conf_err(p->c, p->file, p->line, "'%s' given twice in [%s] (first on line %d)", key,
+		conf_error(p->c, p->file, p->line, "'%s' given twice in [%s] (first on line %d)", key,
 			 p->f->name, p->seen_line[slot]);
 		return false;
 	}
@@ -209,30 +199,27 @@ static void start_section(struct parse *p, char *s)
 	p->nids = 0;
 	memset(p->seen_line, 0, sizeof(p->seen_line));
 	if (!end || *trim(end + 1)) {
-		conf_err(c, p->file, p->line, "a section is [NAME] alone on its line");
+		conf_error(c, p->file, p->line, "a section is [NAME] alone on its line");
 		return;
 	}
 	*end = 0;
 	name = trim(s + 1);
 	if (!valid_filter_name(name)) {
-		conf_err(c, p->file, p->line, "bad filter name '%s' (letters, digits, '_', '-', '.')",
+		conf_error(c, p->file, p->line, "bad filter name '%s' (letters, digits, '_', '-', '.')",
 			 name);
 		return;
 	}
 	old = conf_find(c, name);
 	if (old) {
-		conf_err(c, p->file, p->line, "filter '%s' is already defined at %s:%d", name,
+		conf_error(c, p->file, p->line, "filter '%s' is already defined at %s:%d", name,
 			 old->file, old->line);
 		return;
 	}
-	f = realloc(c->f, (c->n + 1) * sizeof(*f));
+	p->f = f = array_add(&c->f, &c->n, sizeof(*f));
 	if (!f) {
-		conf_err(c, p->file, p->line, "out of memory");
+		conf_error(c, p->file, p->line, "out of memory");
 		return;
 	}
-	c->f = f;
-	p->f = f = &c->f[c->n++];
-	memset(f, 0, sizeof(*f));
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	snprintf(f->file, sizeof(f->file), "%s", p->file);
 	f->line = p->line;
@@ -244,8 +231,8 @@ static void set_filter(struct parse *p, char **w, int n)
 	char dir[PATH_MAX];
 
 	if (n != 1) {
-		conf_err(p->c, p->file, p->line, "filter = one built-in (hide, attrs, denywrite, stats, "
-			 "fusebpf) or one .bpf.o path");
+		conf_error(p->c, p->file, p->line, "filter = one built-in (%s) or one .bpf.o path",
+			 builtin_names(", "));
 		return;
 	}
 	if (!strchr(w[0], '/') && is_builtin(w[0])) {
@@ -254,8 +241,8 @@ static void set_filter(struct parse *p, char **w, int n)
 		return;
 	}
 	if (!strchr(w[0], '/') && !strstr(w[0], ".o")) {
-		conf_err(p->c, p->file, p->line, "unknown filter '%s' (hide, attrs, denywrite, stats, "
-			 "fusebpf, or the path of a .bpf.o)", w[0]);
+		conf_error(p->c, p->file, p->line, "unknown filter '%s' (%s, or the path of a .bpf.o)",
+			 w[0], builtin_names(", "));
 		return;
 	}
 	snprintf(dir, sizeof(dir), "%s", p->file);
@@ -263,27 +250,8 @@ static void set_filter(struct parse *p, char **w, int n)
 		snprintf(f->filter, sizeof(f->filter), "%s", w[0]);
 	else if (snprintf(f->filter, sizeof(f->filter), "%s/%s", dirname(dir), w[0]) >=
 		 (int)sizeof(f->filter))
-		conf_err(p->c, p->file, p->line, "path too long");
+		conf_error(p->c, p->file, p->line, "path too long");
 	snprintf(f->kind, sizeof(f->kind), "file");
-}
-
-static void names_key(struct parse *p, enum policy_op op, uint32_t kind, char **w, int n)
-{
-	struct policy_change item = { .op = op, .pat_kind = kind };
-	struct fusebpf_pattern pat;
-	struct fusebpf_name key;
-	int e;
-
-	for (int i = 0; i < n; i++) {
-		e = kind ? policy_pattern(kind, w[i], &pat) : policy_name_key(w[i], &key);
-		if (e) {
-			conf_err(p->c, p->file, p->line, "bad %s '%s': %s",
-				 kind ? "pattern" : "file name", w[i], strerror(-e));
-			continue;
-		}
-		snprintf(item.name, sizeof(item.name), "%s", w[i]);
-		add_item(p, &item);
-	}
 }
 
 static void scalar_key(struct parse *p, enum policy_op op, int val)
@@ -312,30 +280,21 @@ static struct policy_change *rule_of(struct parse *p, const char *name)
 static bool rule_setting(struct parse *p, const char *key, const char *val,
 			 struct fusebpf_attr_rule *r)
 {
-	uint32_t id;
+	const struct policy_key *k = policy_key_find(key);
+	struct policy_change c;
+	char why[512];
 
-	if (!strcmp(key, "mode")) {
-		if (!policy_parse_mode(val, &r->mode_set, &r->mode_clear))
-			return true;
-		conf_err(p->c, p->file, p->line, "bad mode '%s' (e.g. +0111, -0222, =0640)", val);
+	if (!k || (k->value != PV_MODE && k->value != PV_ID)) {
+		conf_error(p->c, p->file, p->line, "unknown rule setting '%s' (mode=, uid=, gid=)",
+			   key);
 		return false;
 	}
-	if (!strcmp(key, "uid") || !strcmp(key, "gid")) {
-		bool gid = key[0] == 'g';
-
-		if (policy_parse_id(val, gid, &id)) {
-			conf_err(p->c, p->file, p->line, "bad %s '%s'", gid ? "group" : "user", val);
-			return false;
-		}
-		r->flags |= gid ? FUSEBPF_ATTR_FORCE_GID : FUSEBPF_ATTR_FORCE_UID;
-		if (gid)
-			r->gid = id;
-		else
-			r->uid = id;
-		return true;
+	if (policy_key_value(k, key, val, SYNTAX_CONF, &c, why, sizeof(why))) {
+		conf_error(p->c, p->file, p->line, "%s", why);
+		return false;
 	}
-	conf_err(p->c, p->file, p->line, "unknown rule setting '%s' (mode=, uid=, gid=)", key);
-	return false;
+	policy_rule_merge(k, r, &c.rule);
+	return true;
 }
 
 /* rule = FILE mode=SPEC uid=ID gid=ID */
@@ -347,19 +306,19 @@ static void rule_key(struct parse *p, char **w, int n)
 	int e;
 
 	if (n < 2) {
-		conf_err(p->c, p->file, p->line, "rule = FILE mode=SPEC|uid=ID|gid=ID...");
+		conf_error(p->c, p->file, p->line, "rule = FILE mode=SPEC|uid=ID|gid=ID...");
 		return;
 	}
 	if ((e = policy_name_key(w[0], &key))) {
-		conf_err(p->c, p->file, p->line, "bad file name '%s': %s (mode, uid and gid "
-			 "set the rule for every name)", w[0], strerror(-e));
+		conf_error(p->c, p->file, p->line, "bad file name '%s': %s (mode, uid and gid "
+			   "set the rule for every name)", w[0], strerror(-e));
 		return;
 	}
 	for (int i = 1; i < n; i++) {
 		char *eq = strchr(w[i], '=');
 
 		if (!eq) {
-			conf_err(p->c, p->file, p->line, "'%s': mode=SPEC, uid=ID or gid=ID", w[i]);
+			conf_error(p->c, p->file, p->line, "'%s': mode=SPEC, uid=ID or gid=ID", w[i]);
 			return;
 		}
 		*eq = 0;
@@ -368,7 +327,7 @@ static void rule_key(struct parse *p, char **w, int n)
 	}
 	for (int i = 0; i < p->f->nset; i++)
 		if (p->f->set[i].op == POL_ATTR_SET && !strcmp(p->f->set[i].name, w[0])) {
-			conf_err(p->c, p->file, p->line, "a second rule for '%s'", w[0]);
+			conf_error(p->c, p->file, p->line, "a second rule for '%s'", w[0]);
 			return;
 		}
 	v = rule_of(p, w[0]);
@@ -376,63 +335,11 @@ static void rule_key(struct parse *p, char **w, int n)
 		v->rule = r;
 }
 
-enum {
-	S_FILTER, S_DOTFILES, S_HIDE_ERRNO, S_DENY_ERRNO, S_POLICIES, S_POSTFILTER, S_MODE,
-	S_UID, S_GID, S_EVENTS, S_EV_RATE, S_EV_BURST, S_EV_READDIR,
-};
-
 static bool one_value(struct parse *p, const char *key, int n)
 {
 	if (n == 1)
 		return true;
-	conf_err(p->c, p->file, p->line, "'%s' takes one value", key);
-	return false;
-}
-
-/* --- exceptions and events --------------------------------------------------- */
-
-/*
- * except-uid, except-gid (every policy the filter can except from), and
- * hide-/deny- of each (that policy only): true when key is one, with the
- * policy (0: every one) and the kind of id.
- */
-static bool except_key(const char *key, uint32_t *mask, uint32_t *kind)
-{
-	*mask = 0;
-	if (!strncmp(key, "hide-", 5)) {
-		*mask = FUSEBPF_POLICY_HIDE;
-		key += 5;
-	} else if (!strncmp(key, "deny-", 5)) {
-		*mask = FUSEBPF_POLICY_DENYWRITE;
-		key += 5;
-	}
-	if (strcmp(key, "except-uid") && strcmp(key, "except-gid"))
-		return false;
-	*kind = key[7] == 'g' ? FUSEBPF_EXCEPT_GID : FUSEBPF_EXCEPT_UID;
-	return true;
-}
-
-/*
- * A uid or gid: a number up to 4294967294 ((uid_t)-1 means "no id"), or a
- * name the system knows (resolved now: when apply runs). false when bad
- * (reported).
- */
-static bool except_id(struct parse *p, const char *s, bool gid, uint32_t *id)
-{
-	const char *what = gid ? "gid" : "uid";
-	bool number = *s && s[strspn(s, "0123456789")] == 0;
-
-	if (number || (s[0] == '-' && s[1] && !s[1 + strspn(s + 1, "0123456789")])) {
-		if (s[0] != '-' && !policy_parse_id(s, gid, id))
-			return true;
-		conf_err(p->c, p->file, p->line, "bad %s '%s': out of range (0 to 4294967294)", what,
-			 s);
-		return false;
-	}
-	if (!policy_parse_id(s, gid, id))
-		return true;
-	conf_err(p->c, p->file, p->line, "bad %s '%s': no such %s (a number, or a name the "
-		 "system knows)", what, s, gid ? "group" : "user");
+	conf_error(p->c, p->file, p->line, "'%s' takes one value", key);
 	return false;
 }
 
@@ -445,169 +352,89 @@ static bool id_listed(const struct conf_filter *f, uint32_t kind, uint32_t id)
 	return false;
 }
 
-/* except-uid = ID... (and the others): one item per id, mask as the key says. */
-static void except_ids(struct parse *p, uint32_t mask, uint32_t kind, char **w, int n)
+/* One more excepted id in the section; false (reported) past what the map holds. */
+static bool except_room(struct parse *p, const struct policy_change *c)
 {
-	bool gid = kind == FUSEBPF_EXCEPT_GID;
-	struct policy_change item = { .op = POL_EXCEPT_ADD, .id_kind = kind, .mask = mask };
-	uint32_t id;
+	if (id_listed(p->f, c->id_kind, (uint32_t)c->val) || ++p->nids <= FUSEBPF_EXCEPT_MAX)
+		return true;
+	conf_error(p->c, p->file, p->line, "more than %d uids and gids excepted in [%s] (the "
+		   "exceptions map holds %d)", FUSEBPF_EXCEPT_MAX, p->f->name, FUSEBPF_EXCEPT_MAX);
+	return false;
+}
 
-	need(p, CONF_EXCEPT | (mask & FUSEBPF_POLICY_HIDE ? CONF_HIDE : 0) |
-		(mask & FUSEBPF_POLICY_DENYWRITE ? CONF_DENY : 0));
+/* One parsed value of k into the section's policy; false to stop at this line. */
+static bool set_value(struct parse *p, const struct policy_key *k, const struct policy_change *c)
+{
+	struct policy_change *v;
+
+	switch (k->value) {
+	case PV_NAME:
+		add_item(p, c);
+		return true;
+	case PV_EXCEPT:
+		if (!except_room(p, c))
+			return false;
+		add_item(p, c);
+		return true;
+	case PV_MODE:
+	case PV_ID:
+		if ((v = rule_of(p, "")))
+			policy_rule_merge(k, &v->rule, &c->rule);
+		return true;
+	default:
+		scalar_key(p, c->op, c->val);
+		p->f->policies_given |= c->op == POL_POLICIES;
+		return true;
+	}
+}
+
+/* A key of the policy vocabulary (policy_vocab.h), with its values. */
+static void vocab_key(struct parse *p, const struct policy_key *k, char **w, int n)
+{
+	struct policy_change c;
+	char why[512];
+
+	need(p, k->maps);
+	if (!policy_key_is_list(k) && (!once(p, (int)(k - policy_keys), k->key) ||
+				       !one_value(p, k->key, n)))
+		return;
 	for (int i = 0; i < n; i++) {
-		if (!except_id(p, w[i], gid, &id))
-			continue;
-		if (!id_listed(p->f, kind, id) && ++p->nids > FUSEBPF_EXCEPT_MAX) {
-			conf_err(p->c, p->file, p->line, "more than %d uids and gids excepted in [%s] "
-				 "(the exceptions map holds %d)", FUSEBPF_EXCEPT_MAX, p->f->name,
-				 FUSEBPF_EXCEPT_MAX);
+		if (policy_key_value(k, k->key, w[i], SYNTAX_CONF, &c, why, sizeof(why)))
+			conf_error(p->c, p->file, p->line, "%s", why);
+		else if (!set_value(p, k, &c))
 			return;
-		}
-		item.val = (int)id;
-		snprintf(item.name, sizeof(item.name), "%s %u", gid ? "gid" : "uid", id);
-		add_item(p, &item);
 	}
-}
-
-/* events, events-readdir = yes|no; events-rate, events-burst = N */
-static void events_key(struct parse *p, const char *key, char **w, int n)
-{
-	static const struct {
-		const char *key;
-		enum policy_op op;
-		int slot;
-	} k[] = {
-		{ "events", POL_EVENTS, S_EVENTS },
-		{ "events-readdir", POL_EV_READDIR, S_EV_READDIR },
-		{ "events-rate", POL_EV_RATE, S_EV_RATE },
-		{ "events-burst", POL_EV_BURST, S_EV_BURST },
-	};
-	uint32_t count;
-	size_t i;
-	int e;
-
-	for (i = 0; strcmp(k[i].key, key); i++)
-		;
-	need(p, CONF_EVENTS);
-	if (!once(p, k[i].slot, key) || !one_value(p, key, n))
-		return;
-	if (k[i].op == POL_EVENTS || k[i].op == POL_EV_READDIR) {
-		if ((e = parse_bool(w[0])) < 0)
-			conf_err(p->c, p->file, p->line, "%s = yes or no, not '%s'", key, w[0]);
-		else
-			scalar_key(p, k[i].op, e);
-		return;
-	}
-	if (policy_parse_ev_count(w[0], &count))
-		conf_err(p->c, p->file, p->line, "bad %s '%s' (1 to %d)", key, w[0], FUSEBPF_EV_MAX);
-	else
-		scalar_key(p, k[i].op, (int)count);
-}
-
-static bool is_events_key(const char *key)
-{
-	return !strcmp(key, "events") || !strcmp(key, "events-readdir") ||
-	       !strcmp(key, "events-rate") || !strcmp(key, "events-burst");
 }
 
 static void key_value(struct parse *p, const char *key, char *val)
 {
+	const struct policy_key *k = policy_key_find(key);
 	char *w[MAX_WORDS];
-	int n = split_words(val, w, MAX_WORDS), e;
-	uint32_t mask, kind;
+	int n = split_words(val, w, MAX_WORDS);
 
 	if (n < 0) {
-		conf_err(p->c, p->file, p->line, "'%s': an unterminated quote, or more than %d words",
-			 key, MAX_WORDS);
+		conf_error(p->c, p->file, p->line, "'%s': an unterminated quote, or more than %d words",
+			   key, MAX_WORDS);
 		return;
 	}
 	if (!n) {
-		conf_err(p->c, p->file, p->line, "'%s' needs a value", key);
+		conf_error(p->c, p->file, p->line, "'%s' needs a value", key);
 		return;
 	}
-	if (!strcmp(key, "filter")) {
-		if (once(p, S_FILTER, key))
+	if (k) {
+		vocab_key(p, k, w, n);
+	} else if (!strcmp(key, "filter")) {
+		if (once(p, SLOT_FILTER, key))
 			set_filter(p, w, n);
-	} else if (!strcmp(key, "hide")) {
-		need(p, CONF_HIDE);
-		names_key(p, POL_HIDE_ADD, 0, w, n);
-	} else if (!strcmp(key, "hide-prefix") || !strcmp(key, "hide-suffix") ||
-		   !strcmp(key, "hide-glob")) {
-		need(p, CONF_HIDE);
-		names_key(p, POL_PATTERN_ADD, policy_pattern_kind(key + 5), w, n);
-	} else if (!strcmp(key, "hide-dotfiles")) {
-		need(p, CONF_HIDE);
-		if (!once(p, S_DOTFILES, key))
-			return;
-		if (!one_value(p, key, n))
-			return;
-		if ((e = parse_bool(w[0])) < 0)
-			conf_err(p->c, p->file, p->line, "hide-dotfiles = yes or no, not '%s'", w[0]);
-		else
-			scalar_key(p, POL_DOTFILES, e);
-	} else if (!strcmp(key, "hide-errno") || !strcmp(key, "deny-errno")) {
-		bool hide = key[0] == 'h';
-
-		need(p, hide ? CONF_HIDE : CONF_DENY);
-		if (!once(p, hide ? S_HIDE_ERRNO : S_DENY_ERRNO, key))
-			return;
-		if (!one_value(p, key, n))
-			return;
-		if ((e = parse_errno(w[0])) < 0)
-			conf_err(p->c, p->file, p->line, "bad errno '%s' (a name like EROFS, or a number)",
-				 w[0]);
-		else
-			scalar_key(p, hide ? POL_HIDE_ERRNO : POL_DENY_ERRNO, e);
-	} else if (!strcmp(key, "mode") || !strcmp(key, "uid") || !strcmp(key, "gid")) {
-		struct policy_change *v;
-
-		need(p, CONF_ATTRS);
-		if (!once(p, key[0] == 'm' ? S_MODE : key[0] == 'u' ? S_UID : S_GID, key))
-			return;
-		if (!one_value(p, key, n))
-			return;
-		v = rule_of(p, "");
-		if (v)
-			rule_setting(p, key, w[0], &v->rule);
 	} else if (!strcmp(key, "rule")) {
 		need(p, CONF_ATTRS);
 		rule_key(p, w, n);
-	} else if (!strcmp(key, "allow")) {
-		need(p, CONF_DENY);
-		names_key(p, POL_ALLOW_ADD, 0, w, n);
-	} else if (!strcmp(key, "policies")) {
-		need(p, CONF_CONFIG);
-		if (!once(p, S_POLICIES, key))
-			return;
-		if (!one_value(p, key, n))
-			return;
-		if (policy_parse_policies(w[0], &mask)) {
-			conf_err(p->c, p->file, p->line, "bad policy list '%s' (hide,attrs,denywrite or "
-				 "none)", w[0]);
-			return;
-		}
-		scalar_key(p, POL_POLICIES, mask);
-		p->f->policies_given = true;
-	} else if (!strcmp(key, "postfilter")) {
-		need(p, CONF_CONFIG);
-		if (!once(p, S_POSTFILTER, key))
-			return;
-		if (!one_value(p, key, n))
-			return;
-		if ((e = parse_bool(w[0])) < 0)
-			conf_err(p->c, p->file, p->line, "postfilter = yes or no, not '%s'", w[0]);
-		else
-			scalar_key(p, POL_POSTFILTER, e);
-	} else if (except_key(key, &mask, &kind)) {
-		except_ids(p, mask, kind, w, n);
-	} else if (is_events_key(key)) {
-		events_key(p, key, w, n);
 	} else {
-		conf_err(p->c, p->file, p->line, "unknown key '%s' (filter, hide, hide-prefix, "
-			 "hide-suffix, hide-glob, hide-dotfiles, hide-errno, mode, uid, gid, rule, allow, "
-			 "deny-errno, policies, postfilter, except-uid, except-gid, hide-except-uid, "
-			 "hide-except-gid, deny-except-uid, deny-except-gid, events, events-rate, "
-			 "events-burst, events-readdir)", key);
+		conf_error(p->c, p->file, p->line, "unknown key '%s' (filter, hide, hide-prefix, "
+			   "hide-suffix, hide-glob, hide-dotfiles, hide-errno, mode, uid, gid, rule, "
+			   "allow, deny-errno, policies, postfilter, except-uid, except-gid, "
+			   "hide-except-uid, hide-except-gid, deny-except-uid, deny-except-gid, events, "
+			   "events-rate, events-burst, events-readdir)", key);
 	}
 }
 
@@ -618,18 +445,19 @@ static void end_section(struct parse *p)
 	if (!f)
 		return;
 	if (!f->kind[0]) {
-		if (p->seen_line[S_FILTER])
+		if (p->seen_line[SLOT_FILTER])
 			return;	/* a bad one, reported */
-		conf_err(p->c, p->file, f->line, "[%s] has no 'filter =' (hide, attrs, denywrite, "
-			 "stats, fusebpf, or a .bpf.o path)", f->name);
+		conf_error(p->c, p->file, f->line, "[%s] has no 'filter =' (%s, or a .bpf.o path)",
+			 f->name, builtin_names(", "));
 		return;
 	}
 	if (strcmp(f->kind, "fusebpf") && strcmp(f->kind, "file") && f->policies_given)
-		conf_err(p->c, p->file, p->seen_line[S_POLICIES], "'policies' is for the combined "
+		conf_error(p->c, p->file, p->seen_line[policy_key_find("policies") - policy_keys],
+			   "'policies' is for the combined "
 			 "filter (fusebpf) and filter objects; %s always runs its own", f->kind);
 	/* A built-in's maps are known now; a file's once apply opens it. */
 	if (strcmp(f->kind, "file"))
-		conf_complete(p->c, f, conf_builtin_maps(f->kind));
+		conf_complete(p->c, f, builtin_maps(f->kind));
 }
 
 void conf_parse(struct conf *c, const char *file, const char *text)
@@ -643,7 +471,7 @@ void conf_parse(struct conf *c, const char *file, const char *text)
 
 		p.line++;
 		if (len >= sizeof(buf)) {
-			conf_err(c, file, p.line, "line longer than %zu bytes", sizeof(buf) - 1);
+			conf_error(c, file, p.line, "line longer than %zu bytes", sizeof(buf) - 1);
 			s += len + (s[len] == '\n');
 			continue;
 		}
@@ -661,14 +489,14 @@ void conf_parse(struct conf *c, const char *file, const char *text)
 		}
 		eq = strchr(line, '=');
 		if (!eq) {
-			conf_err(c, file, p.line, "expected 'key = value' or '[NAME]'");
+			conf_error(c, file, p.line, "expected 'key = value' or '[NAME]'");
 			continue;
 		}
 		*eq = 0;
 		if (!p.f) {
 			/* Before any section (once), or in a bad one (already reported). */
 			if (!p.bad_section)
-				conf_err(c, file, p.line, "'%s' outside a [NAME] section", trim(line));
+				conf_error(c, file, p.line, "'%s' outside a [NAME] section", trim(line));
 			p.bad_section = true;
 			continue;
 		}
@@ -678,11 +506,6 @@ void conf_parse(struct conf *c, const char *file, const char *text)
 }
 
 /* --- completing a filter's policy ----------------------------------------------- */
-
-static const char *const map_names[CONF_NMAPS] = {
-	"hide policy", "attrs policy", "denywrite policy", "config map",
-	"exceptions (no map " FUSEBPF_MAP_EXCEPT ")", "audit events (no map " FUSEBPF_MAP_EVENTS ")",
-};
 
 /*
  * An exception for every policy (mask 0, from except-uid or except-gid)
@@ -700,7 +523,7 @@ static bool expand_excepts(struct parse *p, uint32_t policies)
 		if (e.op != POL_EXCEPT_ADD || e.mask)
 			continue;
 		if (!policies) {
-			conf_err(p->c, f->file, f->need_line[__builtin_ctz(CONF_EXCEPT)],
+			conf_error(p->c, f->file, f->need_line[__builtin_ctz(CONF_EXCEPT)],
 				 "filter '%s' (%s) has no hide or denywrite policy to except from",
 				 f->name, f->filter);
 			return false;
@@ -741,8 +564,8 @@ void conf_complete(struct conf *c, struct conf_filter *f, unsigned int maps)
 	for (int i = 0; i < CONF_NMAPS; i++) {
 		if (!(f->needs & (1u << i)) || (maps & (1u << i)))
 			continue;
-		conf_err(c, f->file, f->need_line[i], "filter '%s' (%s) has no %s", f->name,
-			 builtin ? f->kind : f->filter, map_names[i]);
+		conf_error(c, f->file, f->need_line[i], "filter '%s' (%s) has no %s", f->name,
+			 builtin ? f->kind : f->filter, policy_maps[i].what);
 		missing++;
 	}
 	if (missing)
@@ -815,7 +638,7 @@ static void read_one(struct conf *c, const char *path)
 
 	c->nfiles++;
 	if (err) {
-		conf_err(c, path, 0, "cannot read: %s", err == -EILSEQ ? "not a text file" :
+		conf_error(c, path, 0, "cannot read: %s", err == -EILSEQ ? "not a text file" :
 			 strerror(-err));
 		return;
 	}
@@ -876,276 +699,4 @@ int conf_read(const char *path, struct conf *c)
 	}
 	free(names);
 	return err;
-}
-
-/* --- comparing ------------------------------------------------------------------------ */
-
-static bool is_scalar(enum policy_op op)
-{
-	return op == POL_POLICIES || op == POL_POSTFILTER || op == POL_DOTFILES ||
-	       op == POL_HIDE_ERRNO || op == POL_DENY_ERRNO || op == POL_EVENTS ||
-	       op == POL_EV_RATE || op == POL_EV_BURST || op == POL_EV_READDIR;
-}
-
-bool policy_same_key(const struct policy_change *a, const struct policy_change *b)
-{
-	if (a->op != b->op)
-		return false;
-	if (is_scalar(a->op))
-		return true;
-	if (a->op == POL_EXCEPT_ADD || a->op == POL_EXCEPT_DEL)
-		return a->id_kind == b->id_kind && a->val == b->val && a->mask == b->mask;
-	return a->pat_kind == b->pat_kind && !strcmp(a->name, b->name);
-}
-
-static void rule_norm(const struct fusebpf_attr_rule *in, struct fusebpf_attr_rule *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->flags = in->flags & (FUSEBPF_ATTR_FORCE_UID | FUSEBPF_ATTR_FORCE_GID);
-	out->mode_set = in->mode_set & 07777;
-	out->mode_clear = in->mode_clear & 07777;
-	if (out->flags & FUSEBPF_ATTR_FORCE_UID)
-		out->uid = in->uid;
-	if (out->flags & FUSEBPF_ATTR_FORCE_GID)
-		out->gid = in->gid;
-}
-
-bool policy_same_value(const struct policy_change *a, const struct policy_change *b)
-{
-	struct fusebpf_attr_rule ra, rb;
-
-	if (!policy_same_key(a, b))
-		return false;
-	if (is_scalar(a->op))
-		return a->val == b->val;
-	if (a->op != POL_ATTR_SET)
-		return true;
-	rule_norm(&a->rule, &ra);
-	rule_norm(&b->rule, &rb);
-	return !memcmp(&ra, &rb, sizeof(ra));
-}
-
-bool policy_managed(const struct policy_change *c, unsigned int maps, bool policies)
-{
-	switch (c->op) {
-	case POL_HIDE_ADD:
-	case POL_PATTERN_ADD:
-	case POL_DOTFILES:
-	case POL_HIDE_ERRNO:
-		return maps & CONF_HIDE;
-	case POL_ATTR_SET:
-		return maps & CONF_ATTRS;
-	case POL_ALLOW_ADD:
-	case POL_DENY_ERRNO:
-		return maps & CONF_DENY;
-	case POL_POSTFILTER:
-		return maps & CONF_CONFIG;
-	case POL_POLICIES:
-		return policies && (maps & CONF_CONFIG);
-	case POL_EVENTS:
-	case POL_EV_RATE:
-	case POL_EV_BURST:
-	case POL_EV_READDIR:
-		return (maps & CONF_EVENTS) && (maps & CONF_CONFIG);
-	case POL_EXCEPT_ADD:
-		return (maps & CONF_EXCEPT) &&
-		       (c->mask == FUSEBPF_POLICY_HIDE ? maps & CONF_HIDE :
-			c->mask == FUSEBPF_POLICY_DENYWRITE ? maps & CONF_DENY : false);
-	default:
-		return false;
-	}
-}
-
-static enum policy_op inverse(enum policy_op op)
-{
-	switch (op) {
-	case POL_HIDE_ADD:
-		return POL_HIDE_DEL;
-	case POL_PATTERN_ADD:
-		return POL_PATTERN_DEL;
-	case POL_ATTR_SET:
-		return POL_ATTR_DEL;
-	case POL_ALLOW_ADD:
-		return POL_ALLOW_DEL;
-	case POL_EXCEPT_ADD:
-		return POL_EXCEPT_DEL;
-	default:
-		return op;
-	}
-}
-
-static const struct policy_change *find_key(const struct policy_change *v, int n,
-					    const struct policy_change *k)
-{
-	for (int i = 0; i < n; i++)
-		if (policy_same_key(&v[i], k))
-			return &v[i];
-	return NULL;
-}
-
-int policy_diff(const struct policy_change *want, int nwant, const struct policy_change *cur,
-		int ncur, unsigned int maps, bool policies, struct policy_change **out)
-{
-	struct policy_change *v = calloc(nwant + ncur + 1, sizeof(*v));
-	int n = 0;
-
-	*out = NULL;
-	if (!v)
-		return -ENOMEM;
-	/* The policies first (what the combined filter runs), then the other scalars. */
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; i < nwant; i++) {
-			const struct policy_change *c;
-
-			if (!is_scalar(want[i].op) || (want[i].op == POL_POLICIES) != !pass ||
-			    !policy_managed(&want[i], maps, policies))
-				continue;
-			c = find_key(cur, ncur, &want[i]);
-			if (!c || !policy_same_value(c, &want[i]))
-				v[n++] = want[i];
-		}
-	/* Removals before additions: a pattern slot may be needed. */
-	for (int i = 0; i < ncur; i++) {
-		if (is_scalar(cur[i].op) || !policy_managed(&cur[i], maps, policies) ||
-		    find_key(want, nwant, &cur[i]))
-			continue;
-		v[n] = cur[i];
-		v[n++].op = inverse(cur[i].op);
-	}
-	for (int i = 0; i < nwant; i++) {
-		const struct policy_change *c;
-
-		if (is_scalar(want[i].op) || !policy_managed(&want[i], maps, policies))
-			continue;
-		c = find_key(cur, ncur, &want[i]);
-		if (!c || !policy_same_value(c, &want[i]))
-			v[n++] = want[i];
-	}
-	*out = v;
-	return n;
-}
-
-static void mode_str(uint32_t set, uint32_t clear, char *buf, size_t cap)
-{
-	if ((set | clear) == 07777 && !(set & clear))
-		snprintf(buf, cap, "=%04o", set);
-	else if (set && clear)
-		snprintf(buf, cap, "+%04o,-%04o", set, clear);
-	else if (clear)
-		snprintf(buf, cap, "-%04o", clear);
-	else
-		snprintf(buf, cap, "+%04o", set);
-}
-
-/* A word as the shell would need it: quoted when it has anything special. */
-static void word(const char *s, char *buf, size_t cap)
-{
-	if (*s && !s[strcspn(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!")]) {
-		snprintf(buf, cap, "%s", s);
-		return;
-	}
-	size_t n = 0;
-
-	if (n + 1 < cap)
-		buf[n++] = '\'';
-	for (; *s && n + 5 < cap; s++) {
-		if (*s == '\'') {
-			memcpy(buf + n, "'\\''", 4);
-			n += 4;
-		} else {
-			buf[n++] = *s;
-		}
-	}
-	if (n + 1 < cap)
-		buf[n++] = '\'';
-	buf[n] = 0;
-}
-
-static const char *errno_str(int e, char *buf, size_t cap)
-{
-	const char *n = errno_name(e);
-
-	if (n)
-		return n;
-	snprintf(buf, cap, "%d", e);
-	return buf;
-}
-
-void policy_change_str(const char *filter, const struct policy_change *c, char *buf, size_t cap)
-{
-	char w[FUSEBPF_NAME_MAX * 4 + 8], m[32], e[16], pol[64] = "";
-	const char *kind = c->pat_kind ? policy_pattern_kind_name(c->pat_kind) : NULL;
-	const struct fusebpf_attr_rule *r = &c->rule;
-
-	word(c->name, w, sizeof(w));
-	switch (c->op) {
-	case POL_HIDE_ADD:
-	case POL_HIDE_DEL:
-	case POL_PATTERN_ADD:
-	case POL_PATTERN_DEL:
-		snprintf(buf, cap, "hide %s %s %s%s%s%s", filter,
-			 c->op == POL_HIDE_ADD || c->op == POL_PATTERN_ADD ? "add" : "del",
-			 kind ? "--" : "", kind ? kind : "", kind ? " " : "", w);
-		break;
-	case POL_DOTFILES:
-		snprintf(buf, cap, "hide %s dotfiles %s", filter, c->val ? "on" : "off");
-		break;
-	case POL_HIDE_ERRNO:
-		snprintf(buf, cap, "hide %s errno %s", filter, errno_str(c->val, e, sizeof(e)));
-		break;
-	case POL_DENY_ERRNO:
-		snprintf(buf, cap, "deny %s errno %s", filter, errno_str(c->val, e, sizeof(e)));
-		break;
-	case POL_ALLOW_ADD:
-	case POL_ALLOW_DEL:
-		snprintf(buf, cap, "deny %s %s %s", filter, c->op == POL_ALLOW_ADD ? "allow" : "disallow",
-			 w);
-		break;
-	case POL_ATTR_SET: {
-		int n;
-
-		mode_str(r->mode_set, r->mode_clear, m, sizeof(m));
-		n = snprintf(buf, cap, "attrs %s set%s%s", filter, c->name[0] ? " " : "",
-			     c->name[0] ? w : "");
-		if ((r->mode_set || r->mode_clear) && n < (int)cap)
-			n += snprintf(buf + n, cap - n, " --mode %s", m);
-		if ((r->flags & FUSEBPF_ATTR_FORCE_UID) && n < (int)cap)
-			n += snprintf(buf + n, cap - n, " --uid %u", r->uid);
-		if ((r->flags & FUSEBPF_ATTR_FORCE_GID) && n < (int)cap)
-			snprintf(buf + n, cap - n, " --gid %u", r->gid);
-		break;
-	}
-	case POL_ATTR_DEL:
-		snprintf(buf, cap, "attrs %s del%s%s", filter, c->name[0] ? " " : "",
-			 c->name[0] ? w : "");
-		break;
-	case POL_POLICIES:
-		if (c->val & FUSEBPF_POLICY_HIDE)
-			strcat(pol, ",hide");
-		if (c->val & FUSEBPF_POLICY_ATTRS)
-			strcat(pol, ",attrs");
-		if (c->val & FUSEBPF_POLICY_DENYWRITE)
-			strcat(pol, ",denywrite");
-		snprintf(buf, cap, "policy %s policies %s", filter, pol[0] ? pol + 1 : "none");
-		break;
-	case POL_POSTFILTER:
-		snprintf(buf, cap, "policy %s postfilter %s", filter, c->val ? "on" : "off");
-		break;
-	case POL_EXCEPT_ADD:
-	case POL_EXCEPT_DEL:
-		snprintf(buf, cap, "%s %s except-%s %s %u", c->mask & FUSEBPF_POLICY_HIDE ? "hide" : "deny",
-			 filter, c->id_kind == FUSEBPF_EXCEPT_GID ? "gid" : "uid",
-			 c->op == POL_EXCEPT_ADD ? "add" : "del", (uint32_t)c->val);
-		break;
-	case POL_EVENTS:
-	case POL_EV_READDIR:
-		snprintf(buf, cap, "policy %s events%s %s", filter, c->op == POL_EVENTS ? "" : "-readdir",
-			 c->val ? "on" : "off");
-		break;
-	case POL_EV_RATE:
-	case POL_EV_BURST:
-		snprintf(buf, cap, "policy %s events-%s %d", filter, c->op == POL_EV_RATE ? "rate" : "burst",
-			 c->val);
-		break;
-	}
 }

@@ -21,22 +21,13 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "builtins.h"
 #include "policy.h"
 
 #ifndef FUSEBPF_CONFIG_DIR
 #define FUSEBPF_CONFIG_DIR "/etc/fusebpf/filters.d"
 #endif
 
-/* The policy maps a filter has (which keys it takes). */
-enum {
-	CONF_HIDE = 1 << 0,	/* hide_names, hide_patterns */
-	CONF_ATTRS = 1 << 1,	/* attr_rules */
-	CONF_DENY = 1 << 2,	/* deny_allow */
-	CONF_CONFIG = 1 << 3,	/* fusebpf_config */
-	CONF_EXCEPT = 1 << 4,	/* fusebpf_except */
-	CONF_EVENTS = 1 << 5,	/* fusebpf_events (its settings are in fusebpf_config) */
-	CONF_NMAPS = 6,
-};
 
 struct conf_filter {
 	char name[NAME_LEN];
@@ -69,6 +60,9 @@ struct conf {
  * the path itself cannot be read (errors in its contents only count).
  */
 int conf_read(const char *path, struct conf *c);
+/* Report an error at FILE:LINE (line 0: FILE alone) and count it in c->nerrors. */
+void conf_error(struct conf *c, const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Parse one file's text (file names it in errors). */
 void conf_parse(struct conf *c, const char *file, const char *text);
 /*
@@ -77,27 +71,8 @@ void conf_parse(struct conf *c, const char *file, const char *text);
  * Errors are counted in c->nerrors.
  */
 void conf_complete(struct conf *c, struct conf_filter *f, unsigned int maps);
-/* The maps of a built-in filter (CONF_*); 0 for "file". */
-unsigned int conf_builtin_maps(const char *kind);
 /* The filter named name, or NULL. */
 struct conf_filter *conf_find(struct conf *c, const char *name);
 void conf_free(struct conf *c);
-
-/* --- comparing policies ---------------------------------------------------- */
-/* Do a and b set the same thing (op and name)? */
-bool policy_same_key(const struct policy_change *a, const struct policy_change *b);
-/* ... and to the same value? */
-bool policy_same_value(const struct policy_change *a, const struct policy_change *b);
-/* Is this canonical change's setting managed for a filter with these maps? */
-bool policy_managed(const struct policy_change *c, unsigned int maps, bool policies);
-/*
- * The changes that turn the canonical policy cur into want, for a filter with
- * maps (policies: whether POL_POLICIES is managed): scalars first, then
- * removals, then additions. *out is malloc'd; the count or -ENOMEM.
- */
-int policy_diff(const struct policy_change *want, int nwant, const struct policy_change *cur,
-		int ncur, unsigned int maps, bool policies, struct policy_change **out);
-/* A change as the fusebpfctl command that makes it ("hide NAME add x.txt"). */
-void policy_change_str(const char *filter, const struct policy_change *c, char *buf, size_t cap);
 
 #endif

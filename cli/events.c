@@ -20,9 +20,11 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "events_fmt.h"
+#include "filter.h"
 #include "fusebpfctl.h"
 #include "json.h"
-#include "state.h"
+#include "ringbuf.h"
 
 #define EVENTS_POLL_MS 250
 
@@ -142,12 +144,12 @@ static void report_drops(struct ev_source *src)
 	}
 }
 
-static bool interrupted;
+static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	interrupted = true;
+	interrupted = 1;
 }
 
 /* Open NAME's ring; -ENOENT (quietly, when quiet) if it reports no events. */
@@ -230,6 +232,84 @@ static int collect_sources(const char *name, struct ev_source **out)
 	return k;
 }
 
+/* One manager over the sources' rings; NULL with the error printed. */
+static struct ring_buffer *open_rings(struct ev_source *srcs, int n)
+{
+	struct ring_buffer *rb = NULL;
+	int *fds = calloc(n, sizeof(*fds)), failed = 0;
+	void **ctxs = calloc(n, sizeof(*ctxs));
+
+	if (fds && ctxs) {
+		for (int i = 0; i < n; i++) {
+			fds[i] = srcs[i].ring_fd;
+			ctxs[i] = &srcs[i];
+		}
+		rb = ringbuf_open_all(fds, n, on_event, ctxs, &failed);
+		if (!rb)
+			fail(errno, "events %s: open the ring buffer", srcs[failed].name);
+	} else {
+		fail(ENOMEM, "events");
+	}
+	free(fds);
+	free(ctxs);
+	return rb;
+}
+
+/* What is queued now, then the drops. */
+static int events_drain(struct ring_buffer *rb, struct ev_source *srcs, int n)
+{
+	int err = ring_buffer__consume(rb);
+
+	if (err < 0)
+		return fail(-err, "events: read the ring buffer"), err;
+	for (int i = 0; i < n; i++)
+		report_drops(&srcs[i]);
+	return 0;
+}
+
+/* -f: events and drops as they come, until interrupted. */
+static int events_follow(struct ring_buffer *rb, struct ev_source *srcs, int n)
+{
+	int err;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	for (int i = 0; i < n; i++)
+		report_drops(&srcs[i]);
+	while (!interrupted) {
+		err = ring_buffer__poll(rb, EVENTS_POLL_MS);
+		if (err < 0 && err != -EINTR)
+			return fail(-err, "events: read the ring buffer"), err;
+		for (int i = 0; i < n; i++)
+			report_drops(&srcs[i]);
+	}
+	return 0;
+}
+
+/* Read the sources' events (printed by on_event, or sent to syslog). */
+static int events_run(const struct events_args *a, struct ev_source *srcs, int n)
+{
+	int64_t offset = events_boot_to_real_ns();
+	struct ring_buffer *rb;
+	int err;
+
+	for (int i = 0; i < n; i++) {
+		srcs[i].syslog = a->syslog;
+		srcs[i].boot_to_real = offset;
+	}
+	rb = open_rings(srcs, n);
+	if (!rb)
+		return -EIO;
+	if (a->syslog)
+		openlog("fusebpfctl", LOG_PID, LOG_AUTHPRIV);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	err = a->follow ? events_follow(rb, srcs, n) : events_drain(rb, srcs, n);
+	if (a->syslog)
+		closelog();
+	ring_buffer__free(rb);
+	return err;
+}
+
 int do_events(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -238,10 +318,8 @@ int do_events(int argc, char **argv)
 		{ 0 },
 	};
 	struct events_args a = { 0 };
-	struct ring_buffer *rb = NULL;
 	struct ev_source *srcs = NULL;
-	int idx, n = 0, ret = EXIT_FAIL, err;
-	int64_t offset;
+	int idx, n, err = 0;
 
 	idx = parse_cmd_opts(argc, argv, "f", longopts, events_opt, &a, help_events);
 	if (idx == PARSE_HELP)
@@ -256,61 +334,14 @@ int do_events(int argc, char **argv)
 			fail(ENOMEM, "events");
 		return EXIT_FAIL;
 	}
-	if (!n) {
-		if (a.follow) {
-			ret = fail(ENOENT, "events: no loaded filter reports events");
-			goto out;
-		}
-		if (!opts.json)
-			note("events: no loaded filter reports events");
-		ret = EXIT_OK;
-		goto out;
+	if (!n && a.follow) {
+		fail(ENOENT, "events: no loaded filter reports events");
+		err = -ENOENT;
+	} else if (!n && !opts.json) {
+		note("events: no loaded filter reports events");
+	} else if (n) {
+		err = events_run(&a, srcs, n);
 	}
-	if (a.syslog)
-		openlog("fusebpfctl", LOG_PID, LOG_AUTHPRIV);
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	offset = events_boot_to_real_ns();
-	for (int i = 0; i < n; i++) {
-		srcs[i].syslog = a.syslog;
-		srcs[i].boot_to_real = offset;
-		if (!rb)
-			rb = ring_buffer__new(srcs[i].ring_fd, on_event, &srcs[i], NULL);
-		else if (ring_buffer__add(rb, srcs[i].ring_fd, on_event, &srcs[i]))
-			rb = NULL;
-		if (!rb) {
-			ret = fail(errno, "events %s: open the ring buffer", srcs[i].name);
-			goto out;
-		}
-	}
-	if (!a.follow) {
-		err = ring_buffer__consume(rb);
-		if (err < 0) {
-			ret = fail(-err, "events: read the ring buffer");
-			goto out;
-		}
-		for (int i = 0; i < n; i++)
-			report_drops(&srcs[i]);
-		ret = EXIT_OK;
-		goto out;
-	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	for (int i = 0; i < n; i++)
-		report_drops(&srcs[i]);
-	while (!interrupted) {
-		err = ring_buffer__poll(rb, EVENTS_POLL_MS);
-		if (err < 0 && err != -EINTR) {
-			ret = fail(-err, "events: read the ring buffer");
-			goto out;
-		}
-		for (int i = 0; i < n; i++)
-			report_drops(&srcs[i]);
-	}
-	ret = EXIT_OK;
-out:
-	if (a.syslog)
-		closelog();
-	ring_buffer__free(rb);
-	close_sources(srcs, n > 0 ? n : 0);
-	return ret;
+	close_sources(srcs, n);
+	return err ? EXIT_FAIL : EXIT_OK;
 }

@@ -8,8 +8,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "events_fmt.h"
 #include "fusebpfctl.h"
 #include "json.h"
+#include "stats.h"
 
 #define NSEC_PER_SEC 1000000000LL
 

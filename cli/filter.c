@@ -11,18 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "fusebpfctl.h"
+#include "json.h"
 #include "state.h"
-
-const char *const builtin_filters[] = { "hide", "attrs", "denywrite", "stats", "fusebpf", NULL };
-
-bool is_builtin(const char *name)
-{
-	for (int i = 0; builtin_filters[i]; i++)
-		if (strcmp(builtin_filters[i], name) == 0)
-			return true;
-	return false;
-}
 
 int filter_obj_fd(const char *name, const char *obj)
 {
@@ -62,7 +54,8 @@ int filter_names(char (**names)[NAME_LEN])
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !filter_loaded(de->d_name))
+		/* A name we could not have pinned (too long for NAME_LEN) is not ours. */
+		if (!valid_filter_name(de->d_name) || !filter_loaded(de->d_name))
 			continue;
 		if (n == cap) {
 			void *p = realloc(v, (cap = cap ? cap * 2 : 8) * sizeof(*v));
@@ -74,7 +67,7 @@ int filter_names(char (**names)[NAME_LEN])
 			}
 			v = p;
 		}
-		snprintf(v[n++], NAME_LEN, "%s", de->d_name);
+		memcpy(v[n++], de->d_name, strlen(de->d_name) + 1);	/* valid: < NAME_LEN */
 	}
 	closedir(d);
 	if (n)
@@ -189,7 +182,8 @@ int filter_describe(const char *name, struct filter_desc *f)
 		struct bpf_map_info minfo = {};
 		uint32_t mlen = sizeof(minfo);
 
-		if (de->d_name[0] == '.' || strcmp(de->d_name, "prog") == 0)
+		if (de->d_name[0] == '.' || strcmp(de->d_name, "prog") == 0 ||
+		    strlen(de->d_name) >= sizeof(f->maps[0].name))	/* not a map name */
 			continue;
 		fd = filter_obj_fd(name, de->d_name);
 		if (fd < 0)

@@ -14,7 +14,14 @@
 
 #define FUSEBPFCTL_VERSION "0.1.0"
 
-/* Exit codes. */
+/*
+ * Return convention (xdp-tools'): inside, functions return 0 or -errno, and
+ * a function that fails prints its message itself (its comment says so when
+ * it does not). Only the edge, the commands' do_*() and main(), returns
+ * EXIT_*; fail() and usage_error() print and return the EXIT_* value for
+ * them. Option parsing returns the index of the first operand, or PARSE_HELP
+ * or PARSE_USAGE (message printed).
+ */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 
 /* Global options, set by main() before a command runs. */
@@ -76,8 +83,10 @@ void help_apply(FILE *out);
 
 /* --- errors and output (util.c) ---------------------------------------------- */
 /*
- * "fusebpfctl: <what>: <strerror(err)>" on stderr (err > 0; 0 prints no
- * reason); under -j also {"error": {...}} on stdout. Returns EXIT_FAIL.
+ * "fusebpfctl: <what>: <strerror(err)>" on stderr; under -j also
+ * {"error": {...}} on stdout. err is a positive errno value, as errno
+ * itself (pass -err for a -errno result), or 0 for no reason. Returns
+ * EXIT_FAIL.
  */
 int fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A usage error: the message, a pointer to --help; returns EXIT_USAGE. */
@@ -101,6 +110,12 @@ struct option;
 #define PARSE_USAGE (-3)
 int parse_cmd_opts(int argc, char **argv, const char *shortopts, const struct option *longopts,
 		   int (*handle)(int c, const char *arg, void *ctx), void *ctx, void (*help)(FILE *));
+
+/*
+ * Grow the array *arr of *n elements of size by one, zeroed: the new
+ * element, or NULL (the array unchanged) when out of memory.
+ */
+void *array_add(void *arr, int *n, size_t size);
 
 /* Paths. */
 int mkdir_p(const char *path, unsigned int mode);

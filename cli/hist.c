@@ -10,6 +10,7 @@
 
 #include "fusebpfctl.h"
 #include "json.h"
+#include "stats.h"
 
 #define HIST_STARS 40
 

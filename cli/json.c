@@ -7,6 +7,7 @@
 
 #include "fusebpfctl.h"
 #include "json.h"
+#include "stats.h"
 
 void json_print(json_object *o)
 {

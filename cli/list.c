@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filter.h"
 #include "fusebpfctl.h"
+#include "json.h"
 #include "state.h"
 
 void help_list(FILE *out)
@@ -34,13 +36,85 @@ static int no_opt(int c, const char *arg, void *ctx)
 	return EXIT_USAGE;
 }
 
-int do_list(int argc, char **argv)
+/* What list shows: the loaded filters (those that describe) and the mount records. */
+struct list_data {
+	struct filter_desc *f;
+	int nf;
+	struct mount_rec *recs;
+	int nm;
+};
+
+static int list_collect(struct list_data *d)
 {
 	char (*names)[NAME_LEN] = NULL;
-	struct mount_rec *recs = NULL;
-	struct filter_desc *f = NULL;
-	json_object *root = NULL, *fa = NULL, *ma = NULL;
-	int idx, nf, nm, ret = EXIT_FAIL;
+	int n = filter_names(&names);
+
+	if (n < 0)
+		return fail(-n, "list %s", opts.pin_dir), n;
+	d->f = calloc(n ? n : 1, sizeof(*d->f));
+	if (!d->f) {
+		free(names);
+		return fail(ENOMEM, "list"), -ENOMEM;
+	}
+	for (int i = 0; i < n; i++)
+		if (filter_describe(names[i], &d->f[d->nf]) == 0)
+			d->nf++;
+	free(names);
+	d->nm = mount_recs(&d->recs);
+	if (d->nm < 0)
+		return fail(-d->nm, "list %s/mounts", opts.state_dir), d->nm;
+	return 0;
+}
+
+static void list_print_json(const struct list_data *d)
+{
+	json_object *root = json_object_new_object(), *fa = json_object_new_array(),
+		    *ma = json_object_new_array();
+
+	json_object_object_add(root, "filters", fa);
+	json_object_object_add(root, "mounts", ma);
+	for (int i = 0; i < d->nf; i++)
+		json_object_array_add(fa, json_filter(&d->f[i]));
+	for (int i = 0; i < d->nm; i++)
+		json_object_array_add(ma, json_mount(&d->recs[i], true));
+	json_print(root);
+	json_object_put(root);
+}
+
+static void print_filter_plain(const struct filter_desc *f)
+{
+	printf("%-16s %-10s %8u %6d  ", f->name, f->kind, f->prog_id, f->mounts);
+	for (int m = 0; m < f->nmaps; m++)
+		printf("%s%s", m ? "," : "", f->maps[m].name);
+	printf("\n");
+}
+
+static void print_mount_plain(const struct mount_rec *r)
+{
+	char filters[1024];
+	size_t len = snprintf(filters, sizeof(filters), "%s", r->filter[0] ? r->filter : "-");
+
+	for (int j = 0; j < r->nat && len < sizeof(filters); j++)
+		len += snprintf(filters + len, sizeof(filters) - len, ",%s=%s", r->at[j].path,
+				r->at[j].filter);
+	printf("%-24s %-24s %-9s %-20s %d%s\n", r->mountpoint, r->backing, r->mode, filters,
+	       r->pid, r->alive ? "" : " (dead: detach it)");
+}
+
+static void list_print_plain(const struct list_data *d)
+{
+	printf("%-16s %-10s %8s %6s  %s\n", "FILTER", "KIND", "PROG_ID", "MOUNTS", "MAPS");
+	for (int i = 0; i < d->nf; i++)
+		print_filter_plain(&d->f[i]);
+	printf("\n%-24s %-24s %-9s %-20s %s\n", "MOUNTPOINT", "BACKING", "MODE", "FILTERS", "PID");
+	for (int i = 0; i < d->nm; i++)
+		print_mount_plain(&d->recs[i]);
+}
+
+int do_list(int argc, char **argv)
+{
+	struct list_data d = { 0 };
+	int idx, err;
 
 	idx = parse_cmd_opts(argc, argv, "", NULL, no_opt, NULL, help_list);
 	if (idx == PARSE_HELP)
@@ -49,65 +123,12 @@ int do_list(int argc, char **argv)
 		return EXIT_USAGE;
 	if (idx < argc)
 		return usage_error("unexpected argument '%s'", argv[idx]);
-	nf = filter_names(&names);
-	if (nf < 0)
-		return fail(nf, "list %s", opts.pin_dir);
-	nm = mount_recs(&recs);
-	if (nm < 0) {
-		ret = fail(nm, "list %s/mounts", opts.state_dir);
-		goto out;
-	}
-	f = calloc(1, sizeof(*f));
-	if (!f) {
-		ret = fail(ENOMEM, "list");
-		goto out;
-	}
-	if (opts.json) {
-		root = json_object_new_object();
-		fa = json_object_new_array();
-		ma = json_object_new_array();
-		json_object_object_add(root, "filters", fa);
-		json_object_object_add(root, "mounts", ma);
-	} else {
-		printf("%-16s %-10s %8s %6s  %s\n", "FILTER", "KIND", "PROG_ID", "MOUNTS", "MAPS");
-	}
-	for (int i = 0; i < nf; i++) {
-		if (filter_describe(names[i], f))
-			continue;
-		if (opts.json) {
-			json_object_array_add(fa, json_filter(f));
-			continue;
-		}
-		printf("%-16s %-10s %8u %6d  ", f->name, f->kind, f->prog_id, f->mounts);
-		for (int m = 0; m < f->nmaps; m++)
-			printf("%s%s", m ? "," : "", f->maps[m].name);
-		printf("\n");
-	}
-	if (!opts.json)
-		printf("\n%-24s %-24s %-9s %-20s %s\n", "MOUNTPOINT", "BACKING", "MODE", "FILTERS",
-		       "PID");
-	for (int i = 0; i < nm; i++) {
-		char filters[1024];
-		size_t len = 0;
-
-		if (opts.json) {
-			json_object_array_add(ma, json_mount(&recs[i], true));
-			continue;
-		}
-		len += snprintf(filters, sizeof(filters), "%s", recs[i].filter[0] ? recs[i].filter : "-");
-		for (int j = 0; j < recs[i].nat && len < sizeof(filters); j++)
-			len += snprintf(filters + len, sizeof(filters) - len, ",%s=%s", recs[i].at[j].path,
-					recs[i].at[j].filter);
-		printf("%-24s %-24s %-9s %-20s %d%s\n", recs[i].mountpoint, recs[i].backing,
-		       recs[i].mode, filters, recs[i].pid, recs[i].alive ? "" : " (dead: detach it)");
-	}
-	if (opts.json)
-		json_print(root);
-	ret = EXIT_OK;
-out:
-	json_object_put(root);
-	free(f);
-	free(names);
-	free(recs);
-	return ret;
+	err = list_collect(&d);
+	if (!err && opts.json)
+		list_print_json(&d);
+	else if (!err)
+		list_print_plain(&d);
+	free(d.f);
+	free(d.recs);
+	return err ? EXIT_FAIL : EXIT_OK;
 }

@@ -3,10 +3,8 @@
  * fusebpfctl load FILTER [--name NAME] [policy options]
  * fusebpfctl unload NAME [--force]
  *
- * A built-in filter comes from its skeleton (skel/<filter>.skel.h, the ELF
- * embedded in fusebpfctl) or, without one at build time, from
- * <filter>.bpf.o in $FUSEBPF_BPF_DIR or the installed directory. Any other
- * FILTER is the path of a filter object. Every program of the object gets
+ * A built-in filter (cli/builtins.def) comes from its skeleton, the ELF
+ * embedded in fusebpfctl. Any other FILTER is the path of a filter object. Every program of the object gets
  * the fuse filter program type (libbpf 1.1 does not know it) before load.
  */
 #define _GNU_SOURCE
@@ -23,35 +21,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "builtins.h"
+#include "filter.h"
 #include "fusebpf_loader.h"
 #include "fusebpfctl.h"
+#include "json.h"
+#include "load.h"
 #include "policy.h"
-#include "state.h"
-
-#if __has_include("hide.skel.h")
-#include "hide.skel.h"
-#define HAVE_SKEL_HIDE 1
-#endif
-#if __has_include("attrs.skel.h")
-#include "attrs.skel.h"
-#define HAVE_SKEL_ATTRS 1
-#endif
-#if __has_include("denywrite.skel.h")
-#include "denywrite.skel.h"
-#define HAVE_SKEL_DENYWRITE 1
-#endif
-#if __has_include("stats.skel.h")
-#include "stats.skel.h"
-#define HAVE_SKEL_STATS 1
-#endif
-#if __has_include("fusebpf.skel.h")
-#include "fusebpf.skel.h"
-#define HAVE_SKEL_FUSEBPF 1
-#endif
-
-#ifndef FUSEBPF_BPF_LIBDIR
-#define FUSEBPF_BPF_LIBDIR "/usr/local/lib/fusebpf"
-#endif
+#include "policy_vocab.h"
 
 #define VERIFIER_LOG_SIZE (1 << 22)
 
@@ -61,7 +38,7 @@ void help_load(FILE *out)
 		"Usage: fusebpfctl load FILTER [--name NAME] [POLICY OPTIONS]\n"
 		"\n"
 		"Load a filter and pin it under PIN_DIR/NAME/ (the program as 'prog', the maps by\n"
-		"their names). FILTER is a built-in (hide, attrs, denywrite, stats, fusebpf: the\n"
+		"their names). FILTER is a built-in (%s: the\n"
 		"combined filter) or the path of a filter object (.bpf.o). When the verifier\n"
 		"rejects the program, its log is printed and the exit status is 1.\n"
 		"\n"
@@ -97,222 +74,99 @@ void help_load(FILE *out)
 		"  fusebpfctl load denywrite --name ro --deny-errno EACCES\n"
 		"  fusebpfctl load denywrite --name ro --except-uid alice\n"
 		"  fusebpfctl load ./myfilter.bpf.o\n",
-		FUSEBPF_EV_RATE_DEFAULT, FUSEBPF_EV_BURST_DEFAULT);
+		builtin_names(", "), FUSEBPF_EV_RATE_DEFAULT, FUSEBPF_EV_BURST_DEFAULT);
 }
 
 struct load_args {
 	const char *name;
-	struct policy_change *changes;
-	int nchanges;
+	struct policy_vec changes;
 	bool policies_given;
 	int bad;
 };
 
 static struct policy_change *add_change(struct load_args *a, enum policy_op op)
 {
-	struct policy_change *c = realloc(a->changes, (a->nchanges + 1) * sizeof(*c));
+	struct policy_change *c = policy_vec_add(&a->changes, op, 0);
 
-	if (!c) {
+	if (!c)
 		a->bad = 1;
-		return NULL;
-	}
-	a->changes = c;
-	c = &a->changes[a->nchanges++];
-	memset(c, 0, sizeof(*c));
-	c->op = op;
 	return c;
 }
 
 static struct policy_change *default_rule(struct load_args *a)
 {
-	for (int i = 0; i < a->nchanges; i++)
-		if (a->changes[i].op == POL_ATTR_SET && !a->changes[i].name[0])
-			return &a->changes[i];
+	for (int i = 0; i < a->changes.n; i++)
+		if (a->changes.v[i].op == POL_ATTR_SET && !a->changes.v[i].name[0])
+			return &a->changes.v[i];
 	return add_change(a, POL_ATTR_SET);
 }
 
-enum {
-	O_HIDE = 256, O_HIDE_PREFIX, O_HIDE_SUFFIX, O_HIDE_GLOB, O_HIDE_DOTFILES, O_HIDE_ERRNO,
-	O_MODE, O_UID, O_GID, O_DENY_ERRNO, O_ALLOW, O_POLICIES, O_POSTFILTER, O_NO_POSTFILTER,
-	O_EXCEPT_UID, O_EXCEPT_GID, O_NO_EVENTS, O_EV_RATE, O_EV_BURST, O_EV_READDIR,
+/* load's policy options: --KEY VALUE of the vocabulary, and flags that set a key. */
+static const struct load_policy_opt {
+	const char *opt, *key, *fixed;	/* fixed: the value the flag sets */
+} load_policy_opts[] = {
+	{ "hide", "hide", NULL }, { "hide-prefix", "hide-prefix", NULL }, { "hide-suffix", "hide-suffix", NULL },
+	{ "hide-glob", "hide-glob", NULL }, { "hide-dotfiles", "hide-dotfiles", "on" },
+	{ "hide-errno", "hide-errno", NULL }, { "mode", "mode", NULL }, { "uid", "uid", NULL }, { "gid", "gid", NULL },
+	{ "deny-errno", "deny-errno", NULL }, { "allow", "allow", NULL }, { "policies", "policies", NULL },
+	{ "postfilter", "postfilter", "on" }, { "no-postfilter", "postfilter", "off" },
+	{ "except-uid", "except-uid", NULL }, { "except-gid", "except-gid", NULL },
+	{ "no-events", "events", "off" }, { "events-rate", "events-rate", NULL },
+	{ "events-burst", "events-burst", NULL }, { "events-readdir", "events-readdir", "on" },
 };
+#define LOAD_NPOLICY_OPTS (sizeof(load_policy_opts) / sizeof(load_policy_opts[0]))
+#define O_POLICY 256	/* + the index in load_policy_opts */
+
+static int load_policy_opt(struct load_args *a, const struct load_policy_opt *o, const char *arg)
+{
+	const struct policy_key *k = policy_key_find(o->key);
+	struct policy_change ch, *p;
+	char label[40], why[512];
+
+	snprintf(label, sizeof(label), "--%s", o->opt);
+	if (policy_key_value(k, label, o->fixed ? o->fixed : arg, SYNTAX_CLI, &ch, why, sizeof(why)))
+		return usage_error("%s", why);
+	if (ch.op == POL_ATTR_SET) {
+		if (!(p = default_rule(a)))
+			return EXIT_USAGE;
+		policy_rule_merge(k, &p->rule, &ch.rule);
+		return 0;
+	}
+	if (!(p = add_change(a, ch.op)))
+		return EXIT_USAGE;
+	*p = ch;	/* an exception's mask 0: the filter's policies (see load_filter) */
+	a->policies_given |= ch.op == POL_POLICIES;
+	return 0;
+}
 
 static int load_opt(int c, const char *arg, void *ctx)
 {
 	struct load_args *a = ctx;
-	struct policy_change *ch;
-	struct fusebpf_pattern pat;
-	struct fusebpf_name key;
-	uint32_t set, clear, id, mask;
-	int e, kind;
 
-	switch (c) {
-	case 'n':
+	if (c == 'n') {
 		if (!valid_filter_name(arg))
 			return usage_error("bad name '%s' (letters, digits, '_', '-', '.')", arg);
 		a->name = arg;
 		return 0;
-	case O_HIDE:
-	case O_ALLOW:
-		if ((e = policy_name_key(arg, &key)))
-			return usage_error("bad file name '%s': %s", arg, strerror(-e));
-		if (!(ch = add_change(a, c == O_HIDE ? POL_HIDE_ADD : POL_ALLOW_ADD)))
-			return EXIT_USAGE;
-		snprintf(ch->name, sizeof(ch->name), "%s", arg);
-		return 0;
-	case O_HIDE_PREFIX:
-	case O_HIDE_SUFFIX:
-	case O_HIDE_GLOB:
-		kind = c == O_HIDE_PREFIX ? FUSEBPF_PAT_PREFIX :
-		       c == O_HIDE_SUFFIX ? FUSEBPF_PAT_SUFFIX : FUSEBPF_PAT_GLOB;
-		if ((e = policy_pattern(kind, arg, &pat)))
-			return usage_error("bad pattern '%s': %s", arg, strerror(-e));
-		if (!(ch = add_change(a, POL_PATTERN_ADD)))
-			return EXIT_USAGE;
-		ch->pat_kind = kind;
-		snprintf(ch->name, sizeof(ch->name), "%s", arg);
-		return 0;
-	case O_HIDE_DOTFILES:
-		if (!(ch = add_change(a, POL_DOTFILES)))
-			return EXIT_USAGE;
-		ch->val = 1;
-		return 0;
-	case O_HIDE_ERRNO:
-	case O_DENY_ERRNO:
-		if ((e = parse_errno(arg)) < 0)
-			return usage_error("bad errno '%s' (a name like EROFS, or a number)", arg);
-		if (!(ch = add_change(a, c == O_HIDE_ERRNO ? POL_HIDE_ERRNO : POL_DENY_ERRNO)))
-			return EXIT_USAGE;
-		ch->val = e;
-		return 0;
-	case O_MODE:
-		if (policy_parse_mode(arg, &set, &clear))
-			return usage_error("bad mode '%s' (e.g. +0111, -0222, =0640)", arg);
-		if (!(ch = default_rule(a)))
-			return EXIT_USAGE;
-		ch->rule.mode_set = set;
-		ch->rule.mode_clear = clear;
-		return 0;
-	case O_UID:
-	case O_GID:
-		if (policy_parse_id(arg, c == O_GID, &id))
-			return usage_error("bad %s '%s'", c == O_GID ? "group" : "user", arg);
-		if (!(ch = default_rule(a)))
-			return EXIT_USAGE;
-		if (c == O_UID) {
-			ch->rule.flags |= FUSEBPF_ATTR_FORCE_UID;
-			ch->rule.uid = id;
-		} else {
-			ch->rule.flags |= FUSEBPF_ATTR_FORCE_GID;
-			ch->rule.gid = id;
-		}
-		return 0;
-	case O_POLICIES:
-		if (policy_parse_policies(arg, &mask))
-			return usage_error("bad policy list '%s' (hide,attrs,denywrite)", arg);
-		if (!(ch = add_change(a, POL_POLICIES)))
-			return EXIT_USAGE;
-		ch->val = mask;
-		a->policies_given = true;
-		return 0;
-	case O_POSTFILTER:
-	case O_NO_POSTFILTER:
-	case O_NO_EVENTS:
-	case O_EV_READDIR:
-		if (!(ch = add_change(a, c == O_NO_POSTFILTER || c == O_POSTFILTER ? POL_POSTFILTER :
-					 c == O_NO_EVENTS ? POL_EVENTS : POL_EV_READDIR)))
-			return EXIT_USAGE;
-		ch->val = c == O_EV_READDIR || c == O_POSTFILTER;
-		return 0;
-	case O_EXCEPT_UID:
-	case O_EXCEPT_GID:
-		if (policy_parse_id(arg, c == O_EXCEPT_GID, &id))
-			return usage_error("bad %s '%s'", c == O_EXCEPT_GID ? "group" : "user", arg);
-		if (!(ch = add_change(a, POL_EXCEPT_ADD)))
-			return EXIT_USAGE;
-		ch->id_kind = c == O_EXCEPT_GID ? FUSEBPF_EXCEPT_GID : FUSEBPF_EXCEPT_UID;
-		ch->val = (int)id;
-		snprintf(ch->name, sizeof(ch->name), "%s %u", c == O_EXCEPT_GID ? "gid" : "uid", id);
-		return 0;	/* mask 0: the filter's policies (see load_filter) */
-	case O_EV_RATE:
-	case O_EV_BURST:
-		if (policy_parse_ev_count(arg, &id))
-			return usage_error("bad %s '%s' (1 to %d)",
-					   c == O_EV_RATE ? "--events-rate" : "--events-burst", arg,
-					   FUSEBPF_EV_MAX);
-		if (!(ch = add_change(a, c == O_EV_RATE ? POL_EV_RATE : POL_EV_BURST)))
-			return EXIT_USAGE;
-		ch->val = id;
-		return 0;
 	}
+	if (c >= O_POLICY && c < O_POLICY + (int)LOAD_NPOLICY_OPTS)
+		return load_policy_opt(a, &load_policy_opts[c - O_POLICY], arg);
 	return EXIT_USAGE;
-}
-
-/* The ELF of a built-in: the embedded skeleton, else a .bpf.o on disk. */
-static const void *builtin_elf(const char *name, size_t *size, char *path, size_t cap)
-{
-	const char *dirs[4] = { getenv("FUSEBPF_BPF_DIR"), FUSEBPF_BPF_LIBDIR, NULL, NULL };
-	char exe[4096], exedir_bpf[4200];
-	ssize_t n;
-
-	*size = 0;
-	path[0] = 0;
-#ifdef HAVE_SKEL_HIDE
-	if (!strcmp(name, "hide"))
-		return hide_bpf__elf_bytes(size);
-#endif
-#ifdef HAVE_SKEL_ATTRS
-	if (!strcmp(name, "attrs"))
-		return attrs_bpf__elf_bytes(size);
-#endif
-#ifdef HAVE_SKEL_DENYWRITE
-	if (!strcmp(name, "denywrite"))
-		return denywrite_bpf__elf_bytes(size);
-#endif
-#ifdef HAVE_SKEL_STATS
-	if (!strcmp(name, "stats"))
-		return stats_bpf__elf_bytes(size);
-#endif
-#ifdef HAVE_SKEL_FUSEBPF
-	if (!strcmp(name, "fusebpf"))
-		return fusebpf_bpf__elf_bytes(size);
-#endif
-	/* build/fusebpfctl finds build/bpf/<name>.bpf.o */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		snprintf(exedir_bpf, sizeof(exedir_bpf), "%s/bpf", dirname(exe));
-		dirs[2] = exedir_bpf;
-	}
-	for (int i = 0; i < 3; i++) {
-		if (!dirs[i] || !*dirs[i])
-			continue;
-		snprintf(path, cap, "%s/%s.bpf.o", dirs[i], name);
-		if (access(path, R_OK) == 0)
-			return NULL;
-	}
-	path[0] = 0;
-	return NULL;
 }
 
 /* The FUSEBPF_POLICY_* whose maps a loaded filter has. */
 static uint32_t filter_policies(const char *name)
 {
-	static const struct {
-		const char *map;
-		uint32_t policy;
-	} maps[] = {
-		{ FUSEBPF_MAP_HIDE_NAMES, FUSEBPF_POLICY_HIDE },
-		{ FUSEBPF_MAP_ATTR_RULES, FUSEBPF_POLICY_ATTRS },
-		{ FUSEBPF_MAP_DENY_ALLOW, FUSEBPF_POLICY_DENYWRITE },
-	};
 	uint32_t mask = 0;
 
-	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {
-		int fd = filter_obj_fd(name, maps[i].map);
+	for (int i = 0; i < CONF_NMAPS; i++) {
+		int fd;
 
+		if (!policy_maps[i].policy)
+			continue;
+		fd = filter_obj_fd(name, policy_maps[i].map);
 		if (fd >= 0) {
-			mask |= maps[i].policy;
+			mask |= policy_maps[i].policy;
 			close(fd);
 		}
 	}
@@ -390,102 +244,97 @@ static bool is_elf_file(const char *path)
 	return elf;
 }
 
-/*
- * Load FILTER (a built-in or an object's path), pin it as name and apply the
- * policy changes; config (or NULL) is the configuration file it came from
- * (apply). The caller holds the state lock. 0, or -1 with the error printed.
- */
-int load_filter(const char *filter, const char *name, const struct policy_change *changes,
-		int nchanges, const char *config)
+/* Which object FILTER names: a built-in's embedded ELF, or a file. */
+struct load_src {
+	const char *filter;	/* as given */
+	const struct builtin_filter *builtin;	/* NULL: a file */
+	char kind[32];		/* the built-in's name, or "file" */
+	char path[PATH_MAX];	/* the file's real path; "" for a built-in */
+};
+
+static int find_object(const char *filter, struct load_src *src)
 {
-	struct bpf_object *obj = NULL;
-	struct bpf_program *prog, *main_prog = NULL;
-	struct bpf_map *map;
-	struct policy_change *all = NULL;
-	char objpath[4096], source[4096], kind[32], pindir[4096], path[4400];
-	char *log = NULL;
-	const void *elf = NULL;
-	size_t elf_size = 0;
-	int ret = -1, err, type, nprogs = 0, nall = 0;
-	bool pinned = false, policies_given = false;
+	struct stat st;
 
-	/* Which object. */
-	if (!strchr(filter, '/') && is_builtin(filter)) {
-		elf = builtin_elf(filter, &elf_size, objpath, sizeof(objpath));
-		if (!elf && !objpath[0]) {
-			fail(ENOENT, "load %s: built-in filter not found (built without "
-			     "skel/%s.skel.h, and no %s.bpf.o in $FUSEBPF_BPF_DIR or %s)",
-			     filter, filter, filter, FUSEBPF_BPF_LIBDIR);
-			goto out;
-		}
-		snprintf(kind, sizeof(kind), "%s", filter);
-		snprintf(source, sizeof(source), "%s", elf ? "" : objpath);
-	} else {
-		struct stat st;
-
-		if (stat(filter, &st)) {
-			fail(errno, "load %s: %s", filter,
-			     strchr(filter, '/') || strstr(filter, ".o") ?
-			     "cannot open the filter object" :
-			     "not a built-in filter (hide, attrs, denywrite, stats, fusebpf) "
-			     "nor a file");
-			goto out;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			fail(EINVAL, "load %s: not a BPF object file", filter);
-			goto out;
-		}
-		if (!realpath(filter, objpath))
-			snprintf(objpath, sizeof(objpath), "%s", filter);
-		snprintf(kind, sizeof(kind), "file");
-		snprintf(source, sizeof(source), "%s", objpath);
+	memset(src, 0, sizeof(*src));
+	src->filter = filter;
+	if (!strchr(filter, '/') && (src->builtin = builtin_find(filter))) {
+		snprintf(src->kind, sizeof(src->kind), "%s", filter);
+		return 0;
 	}
+	if (stat(filter, &st)) {
+		int err = errno;
 
-	/* Open: a file that is not BPF fails here, on any kernel. SEC("fuse") is ours. */
+		fail(err, "load %s: %s%s%s", filter,
+		     strchr(filter, '/') || strstr(filter, ".o") ? "cannot open the filter object" :
+		     "not a built-in filter (", strchr(filter, '/') || strstr(filter, ".o") ? "" :
+		     builtin_names(", "), strchr(filter, '/') || strstr(filter, ".o") ? "" : ") nor a file");
+		return -err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fail(EINVAL, "load %s: not a BPF object file", filter);
+		return -EINVAL;
+	}
+	if (!realpath(filter, src->path) &&
+	    snprintf(src->path, sizeof(src->path), "%s", filter) >= (int)sizeof(src->path)) {
+		fail(ENAMETOOLONG, "load %s", filter);
+		return -ENAMETOOLONG;
+	}
+	snprintf(src->kind, sizeof(src->kind), "file");
+	return 0;
+}
+
+/* Open the object (a file that is not BPF fails here, on any kernel); SEC("fuse") is ours. */
+static int open_object(const struct load_src *src, struct bpf_object **objp)
+{
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	int err, nprogs = 0;
+
 	err = fusebpf_register_section();
 	if (err < 0)
 		debug("libbpf_register_prog_handler(\"fuse\"): %s", strerror(-err));
-	if (elf) {
+	if (src->builtin) {
 		char objname[64];
+		size_t size;
+		const void *elf = src->builtin->elf(&size);
 
 		/* The skeleton's object name, as bpftool gen skeleton gave it. */
-		snprintf(objname, sizeof(objname), "%s_bpf", kind);
+		snprintf(objname, sizeof(objname), "%s_bpf", src->kind);
 		LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = objname);
-		obj = bpf_object__open_mem(elf, elf_size, &oo);
+		obj = bpf_object__open_mem(elf, size, &oo);
 	} else {
-		if (!is_elf_file(objpath)) {
-			fail(ENOEXEC, "load %s: not a BPF object file", filter);
-			goto out;
+		if (!is_elf_file(src->path)) {
+			fail(ENOEXEC, "load %s: not a BPF object file", src->filter);
+			return -ENOEXEC;
 		}
-		obj = bpf_object__open_file(objpath, NULL);
+		obj = bpf_object__open_file(src->path, NULL);
 	}
 	if (!obj) {
 		err = errno;
-		fail(err, "load %s: not a usable BPF object file", filter);
-		goto out;
+		fail(err, "load %s: not a usable BPF object file", src->filter);
+		return -err;
 	}
+	*objp = obj;
 	bpf_object__for_each_program(prog, obj)
 		nprogs++;
 	if (!nprogs) {
-		fail(ENOEXEC, "load %s: the object has no BPF program", filter);
-		goto out;
+		fail(ENOEXEC, "load %s: the object has no BPF program", src->filter);
+		return -ENOEXEC;
 	}
+	return 0;
+}
 
-	type = cli_prog_type();
-	if (type < 0) {
-		fail(-type, "load %s: fuse-bpf is not supported by this kernel "
-		     "(/sys/fs/fuse/features/fuse_bpf)", filter);
-		goto out;
-	}
-	log = malloc(VERIFIER_LOG_SIZE);
-	/* the changes, and the defaults load_filter puts first: policies, postfilter */
-	all = calloc(nchanges + 2, sizeof(*all));
-	if (!log || !all) {
-		fail(ENOMEM, "load %s", filter);
-		goto out;
-	}
+/* Give every program the fuse type; the first is the one pinned, with the log. */
+static struct bpf_program *prepare_programs(const char *filter, struct bpf_object *obj, int type,
+					    char *log)
+{
+	struct bpf_program *prog, *main_prog = NULL;
+	int nprogs = 0;
+
 	log[0] = 0;
 	bpf_object__for_each_program(prog, obj) {
+		nprogs++;
 		bpf_program__set_type(prog, type);
 		if (!main_prog) {
 			main_prog = prog;
@@ -497,45 +346,70 @@ int load_filter(const char *filter, const char *name, const struct policy_change
 	if (nprogs > 1)
 		note("load %s: %d programs; attaching '%s'", filter, nprogs,
 		     bpf_program__name(main_prog));
+	return main_prog;
+}
 
-	if (ensure_pin_dir())
-		goto out;
-	filter_pin_dir(name, pindir, sizeof(pindir));
-	if (access(pindir, F_OK) == 0) {
-		fail(EEXIST, "load %s: a filter named '%s' is already loaded "
-		     "(unload it, or give another --name)", filter, name);
-		goto out;
+static void print_verifier_failure(const char *filter, const struct bpf_program *main_prog,
+				   const char *log, int err)
+{
+	if (log[0]) {
+		fprintf(stderr, "-- verifier log of '%s' --\n%s", bpf_program__name(main_prog), log);
+		if (log[strlen(log) - 1] != '\n')
+			fputc('\n', stderr);
+		fprintf(stderr, "-- end of verifier log --\n");
+		fail(-err, "load %s: the verifier rejected program '%s'", filter,
+		     bpf_program__name(main_prog));
+	} else {
+		fail(-err, "load %s: loading into the kernel failed%s", filter,
+		     opts.verbose ? "" : " (-v for libbpf's detail)");
 	}
+}
 
+/* The fuse filter program type, or -errno when the kernel has no fuse-bpf (printed). */
+static int prog_type(const char *filter)
+{
+	int type = cli_prog_type();
+
+	if (type < 0)
+		fail(-type, "load %s: fuse-bpf is not supported by this kernel "
+		     "(/sys/fs/fuse/features/fuse_bpf)", filter);
+	return type;
+}
+
+/* Load the object into the kernel, printing the verifier's log when it refuses. */
+static int load_object(const char *filter, struct bpf_object *obj, int type,
+		       struct bpf_program **main_prog)
+{
+	char *log;
+	int err;
+
+	log = malloc(VERIFIER_LOG_SIZE);
+	if (!log) {
+		fail(ENOMEM, "load %s", filter);
+		return -ENOMEM;
+	}
+	*main_prog = prepare_programs(filter, obj, type, log);
 	err = bpf_object__load(obj);
-	if (err) {
-		if (log[0]) {
-			fprintf(stderr, "-- verifier log of '%s' --\n%s", bpf_program__name(main_prog), log);
-			if (log[strlen(log) - 1] != '\n')
-				fputc('\n', stderr);
-			fprintf(stderr, "-- end of verifier log --\n");
-			fail(-err, "load %s: the verifier rejected program '%s'", filter,
-			     bpf_program__name(main_prog));
-		} else {
-			fail(-err, "load %s: loading into the kernel failed%s", filter,
-			     opts.verbose ? "" : " (-v for libbpf's detail)");
-		}
-		goto out;
-	}
-	if (opts.verbose && log[0])
+	if (err)
+		print_verifier_failure(filter, *main_prog, log, err);
+	else if (opts.verbose && log[0])
 		fprintf(stderr, "-- verifier log --\n%s\n", log);
+	free(log);
+	return err;
+}
 
-	/* Pin. */
-	if (mkdir(pindir, 0700)) {
-		fail(errno, "create %s", pindir);
-		goto out;
-	}
-	pinned = true;
+/* Pin the main program as PINDIR/prog and the maps by their names. */
+static int pin_object(struct bpf_object *obj, struct bpf_program *main_prog, const char *pindir)
+{
+	char path[PATH_MAX + 64];
+	struct bpf_map *map;
+	int err;
+
 	snprintf(path, sizeof(path), "%s/prog", pindir);
 	err = bpf_program__pin(main_prog, path);
 	if (err) {
 		fail(-err, "pin %s", path);
-		goto out;
+		return err;
 	}
 	bpf_object__for_each_map(map, obj) {
 		if (bpf_map__is_internal(map))
@@ -544,65 +418,102 @@ int load_filter(const char *filter, const char *name, const struct policy_change
 		err = bpf_map__pin(map, path);
 		if (err) {
 			fail(-err, "pin %s", path);
-			goto out;
+			return err;
 		}
 	}
-	err = write_meta(name, kind, source, config);
-	if (err) {
-		fail(err, "write %s/filters/%s.json", opts.state_dir, name);
-		goto out;
-	}
+	return 0;
+}
 
-	/*
-	 * The policy changes; the built-ins' config says which policies run
-	 * and whether the latency postfilter does. Applied first: the other
-	 * changes refine them.
-	 */
+/*
+ * The policy changes after pinning; the built-ins' config says which
+ * policies run and whether the latency postfilter does. Applied first: the
+ * other changes refine them.
+ */
+static int apply_load_policy(const char *name, const char *kind,
+			     const struct policy_change *changes, int nchanges)
+{
+	struct policy_vec all = { 0 };
+	bool policies_given = false;
+	int err = 0;
+
 	for (int i = 0; i < nchanges; i++)
 		policies_given |= changes[i].op == POL_POLICIES;
-	if (!policies_given && builtin_policies(kind)) {
-		all[nall].op = POL_POLICIES;
-		all[nall++].val = builtin_policies(kind);
+	if (!policies_given && builtin_policies(kind) &&
+	    !policy_vec_add(&all, POL_POLICIES, builtin_policies(kind)))
+		err = -ENOMEM;
+	if (!err && !builtin_postfilter(kind) && !policy_vec_add(&all, POL_POSTFILTER, 0))
+		err = -ENOMEM;
+	for (int i = 0; !err && i < nchanges; i++) {
+		struct policy_change *c = policy_vec_add(&all, changes[i].op, 0);
+
+		if (!c) {
+			err = -ENOMEM;
+			break;
+		}
+		*c = changes[i];
+		/* --except-uid/gid: for the policies the filter has (by their maps). */
+		if (c->op == POL_EXCEPT_ADD && !c->mask)
+			c->mask = filter_policies(name) & POLICY_EXCEPTABLE;
 	}
-	if (!builtin_postfilter(kind)) {
-		all[nall].op = POL_POSTFILTER;
-		all[nall++].val = 0;
-	}
-	memcpy(all + nall, changes, nchanges * sizeof(*changes));
-	nall += nchanges;
-	/* --except-uid/gid: for the policies the filter has (by their maps). */
-	for (int i = 0; i < nall; i++)
-		if (all[i].op == POL_EXCEPT_ADD && !all[i].mask)
-			all[i].mask = filter_policies(name) & POLICY_EXCEPTABLE;
-	if (policy_apply_all(name, all, nall))
+	if (err)
+		fail(-err, "load %s", name);
+	else
+		err = policy_apply_all(name, all.v, all.n);
+	free(all.v);
+	return err;
+}
+
+/*
+ * Load FILTER (a built-in or an object's path), pin it as name and apply the
+ * policy changes; config (or NULL) is the configuration file it came from
+ * (apply). The caller holds the state lock. 0, or -errno with the error printed.
+ */
+int load_filter(const char *filter, const char *name, const struct policy_change *changes,
+		int nchanges, const char *config)
+{
+	struct bpf_object *obj = NULL;
+	struct bpf_program *main_prog;
+	struct load_src src;
+	char pindir[PATH_MAX];
+	bool pinned = false;
+	int err, type;
+
+	err = find_object(filter, &src);
+	if (!err)
+		err = open_object(&src, &obj);
+	if (!err && (type = prog_type(filter)) < 0)
+		err = type;
+	if (!err)
+		err = ensure_pin_dir();
+	if (err)
 		goto out;
-	ret = 0;
-	pinned = false;
+	filter_pin_dir(name, pindir, sizeof(pindir));
+	if (access(pindir, F_OK) == 0) {
+		err = -EEXIST;
+		fail(EEXIST, "load %s: a filter named '%s' is already loaded "
+		     "(unload it, or give another --name)", filter, name);
+		goto out;
+	}
+	err = load_object(filter, obj, type, &main_prog);
+	if (err)
+		goto out;
+	if (mkdir(pindir, 0700)) {
+		err = -errno;
+		fail(-err, "create %s", pindir);
+		goto out;
+	}
+	pinned = true;
+	err = pin_object(obj, main_prog, pindir);
+	if (!err && (err = write_meta(name, src.kind, src.path, config)))
+		fail(-err, "write %s/filters/%s.json", opts.state_dir, name);
+	if (!err)
+		err = apply_load_policy(name, src.kind, changes, nchanges);
+	pinned = err != 0;
 out:
 	if (pinned)
 		remove_pins(name);
 	bpf_object__close(obj);	/* the pins keep program and maps */
-	free(log);
-	free(all);
-	return ret;
-}
-
-uint32_t builtin_policies(const char *kind)
-{
-	if (!strcmp(kind, "hide"))
-		return FUSEBPF_POLICY_HIDE;
-	if (!strcmp(kind, "attrs"))
-		return FUSEBPF_POLICY_ATTRS;
-	if (!strcmp(kind, "denywrite"))
-		return FUSEBPF_POLICY_DENYWRITE;
-	if (!strcmp(kind, "fusebpf"))
-		return FUSEBPF_POLICY_HIDE | FUSEBPF_POLICY_ATTRS;
-	return 0;
-}
-
-bool builtin_postfilter(const char *kind)
-{
-	return !builtin_policies(kind);
+	return err;
 }
 
 int unload_filter(const char *name)
@@ -611,67 +522,39 @@ int unload_filter(const char *name)
 	return 0;
 }
 
-int do_load(int argc, char **argv)
+/* FILTER [--name NAME] [policy options]: 0, PARSE_HELP or PARSE_USAGE (message printed). */
+static int load_parse(int argc, char **argv, struct load_args *a, const char **filter,
+		      char *name, size_t cap)
 {
-	static const struct option longopts[] = {
+	static struct option longopts[LOAD_NPOLICY_OPTS + 2] = {
 		{ "name", required_argument, NULL, 'n' },
-		{ "hide", required_argument, NULL, O_HIDE },
-		{ "hide-prefix", required_argument, NULL, O_HIDE_PREFIX },
-		{ "hide-suffix", required_argument, NULL, O_HIDE_SUFFIX },
-		{ "hide-glob", required_argument, NULL, O_HIDE_GLOB },
-		{ "hide-dotfiles", no_argument, NULL, O_HIDE_DOTFILES },
-		{ "hide-errno", required_argument, NULL, O_HIDE_ERRNO },
-		{ "mode", required_argument, NULL, O_MODE },
-		{ "uid", required_argument, NULL, O_UID },
-		{ "gid", required_argument, NULL, O_GID },
-		{ "deny-errno", required_argument, NULL, O_DENY_ERRNO },
-		{ "allow", required_argument, NULL, O_ALLOW },
-		{ "policies", required_argument, NULL, O_POLICIES },
-		{ "postfilter", no_argument, NULL, O_POSTFILTER },
-		{ "no-postfilter", no_argument, NULL, O_NO_POSTFILTER },
-		{ "except-uid", required_argument, NULL, O_EXCEPT_UID },
-		{ "except-gid", required_argument, NULL, O_EXCEPT_GID },
-		{ "no-events", no_argument, NULL, O_NO_EVENTS },
-		{ "events-rate", required_argument, NULL, O_EV_RATE },
-		{ "events-burst", required_argument, NULL, O_EV_BURST },
-		{ "events-readdir", no_argument, NULL, O_EV_READDIR },
-		{ 0 },
 	};
-	struct load_args a = { 0 };
-	char name[NAME_LEN];
-	int ret = EXIT_FAIL, idx, lock = -1;
-	const char *filter;
+	int idx;
 
-	idx = parse_cmd_opts(argc, argv, "n:", longopts, load_opt, &a, help_load);
-	if (idx == PARSE_HELP) {
-		ret = EXIT_OK;
-		goto out;
-	}
-	if (idx < 0) {
-		ret = EXIT_USAGE;
-		goto out;
-	}
-	if (argc - idx != 1) {
-		ret = usage_error(argc - idx ? "one FILTER, please" : "which FILTER?");
-		goto out;
-	}
-	filter = argv[idx];
-	if (a.name)
-		snprintf(name, sizeof(name), "%s", a.name);
+	for (size_t i = 0; i < LOAD_NPOLICY_OPTS; i++)
+		longopts[i + 1] = (struct option){ load_policy_opts[i].opt,
+						   load_policy_opts[i].fixed ? no_argument :
+									       required_argument,
+						   NULL, O_POLICY + (int)i };
+	idx = parse_cmd_opts(argc, argv, "n:", longopts, load_opt, a, help_load);
+	if (idx < 0)
+		return idx == PARSE_HELP ? PARSE_HELP : PARSE_USAGE;
+	if (argc - idx != 1)
+		return usage_error(argc - idx ? "one FILTER, please" : "which FILTER?"), PARSE_USAGE;
+	*filter = argv[idx];
+	if (a->name)
+		snprintf(name, cap, "%s", a->name);
 	else
-		default_name(filter, name, sizeof(name));
-	if (!valid_filter_name(name)) {
-		ret = usage_error("cannot make a name from '%s': give --name", filter);
-		goto out;
-	}
-	lock = state_lock();
-	if (lock < 0) {
-		ret = fail(lock, "lock %s/lock", opts.state_dir);
-		goto out;
-	}
-	if (load_filter(filter, name, a.changes, a.nchanges, NULL))
-		goto out;
+		default_name(*filter, name, cap);
+	if (!valid_filter_name(name))
+		return usage_error("cannot make a name from '%s': give --name", *filter),
+		       PARSE_USAGE;
+	return 0;
+}
 
+/* The loaded filter: as in list (JSON), or "loaded NAME (KIND [SOURCE])". */
+static void load_print(const char *name)
+{
 	if (opts.json) {
 		struct filter_desc *f = calloc(1, sizeof(*f));
 
@@ -683,16 +566,37 @@ int do_load(int argc, char **argv)
 		}
 		free(f);
 	} else {
-		char meta_kind[32] = "", meta_src[4096] = "";
+		char kind[32] = "", src[PATH_MAX] = "";
 
-		filter_meta(name, meta_kind, sizeof(meta_kind), meta_src, sizeof(meta_src), NULL, 0);
-		printf("loaded %s (%s%s%s)\n", name, meta_kind, meta_src[0] ? " " : "", meta_src);
+		filter_meta(name, kind, sizeof(kind), src, sizeof(src), NULL, 0);
+		printf("loaded %s (%s%s%s)\n", name, kind, src[0] ? " " : "", src);
 	}
-	ret = EXIT_OK;
-out:
+}
+
+int do_load(int argc, char **argv)
+{
+	struct load_args a = { 0 };
+	char name[NAME_LEN];
+	const char *filter;
+	int err, lock;
+
+	err = load_parse(argc, argv, &a, &filter, name, sizeof(name));
+	if (err) {
+		free(a.changes.v);
+		return err == PARSE_HELP ? EXIT_OK : EXIT_USAGE;
+	}
+	lock = state_lock();
+	if (lock < 0) {
+		fail(-lock, "lock %s/lock", opts.state_dir);
+		err = lock;
+	} else {
+		err = load_filter(filter, name, a.changes.v, a.changes.n, NULL);
+	}
+	if (!err)
+		load_print(name);
 	state_unlock(lock);
-	free(a.changes);
-	return ret;
+	free(a.changes.v);
+	return err ? EXIT_FAIL : EXIT_OK;
 }
 
 void help_unload(FILE *out)
@@ -737,7 +641,7 @@ int do_unload(int argc, char **argv)
 	name = argv[idx];
 	lock = state_lock();
 	if (lock < 0)
-		return fail(lock, "lock %s/lock", opts.state_dir);
+		return fail(-lock, "lock %s/lock", opts.state_dir);
 	if (!filter_loaded(name)) {
 		ret = fail(ENOENT, "unload %s: no such filter loaded", name);
 		goto out;

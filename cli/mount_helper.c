@@ -29,8 +29,8 @@
 #include "apply.h"
 #include "attach.h"
 #include "conf.h"
+#include "filter.h"
 #include "fusebpfctl.h"
-#include "state.h"
 
 enum { MH_OK = 0, MH_USAGE = 1, MH_SYSERR = 2, MH_FAIL = 32 };
 
@@ -276,76 +276,76 @@ static void helper_usage(FILE *out)
 		FUSEBPF_CONFIG_DIR);
 }
 
-int mount_helper(int argc, char **argv)
+/*
+ * mount(8)'s arguments: the flags, then SOURCE TARGET, then every -o (after
+ * -s, wherever it is). MH_OK, or the status to exit with (-1: exit 0, -h).
+ */
+static int helper_parse(int argc, char **argv, struct helper *h, const char **source,
+			const char **target)
 {
-	struct helper h = { .argv = { "attach" }, .argc = 1 };
-	struct attach_args a;
-	const char *mnt, *back, *source, *target;
 	int c, ret;
 
-	opts.cmd = "attach";
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt(argc, argv, "sfnvhN:o:t:")) != -1) {
-		switch (c) {
-		case 's':
-			h.sloppy = true;
-			break;
-		case 'f':
-			h.fake = true;
-			break;
-		case 'n':
-			break;	/* no mtab: there is none to write */
-		case 'v':
+		if (c == 's')
+			h->sloppy = true;
+		else if (c == 'f')
+			h->fake = true;
+		else if (c == 'v')
 			opts.verbose++;
-			break;
-		case 'h':
-			helper_usage(stdout);
-			return MH_OK;
-		case 'N':
-			if ((ret = enter_namespace(optarg)))
-				goto out;
-			break;
-		case 'o':
-			break;	/* after -s, wherever it is */
-		case 't':
-			break;	/* fusebpf or fuse.fusebpf: the same */
-		default:
-			helper_usage(stderr);
-			return MH_USAGE;
-		}
+		else if (c == 'h')
+			return helper_usage(stdout), -1;
+		else if (c == 'N' && (ret = enter_namespace(optarg)))
+			return ret;
+		else if (c == '?' || c == ':')
+			return helper_usage(stderr), MH_USAGE;
+		/* -n: no mtab to write; -o: below; -t fusebpf or fuse.fusebpf: the same */
 	}
-	if (argc - optind != 2) {
-		helper_usage(stderr);
-		return MH_USAGE;
-	}
-	source = argv[optind];
-	target = argv[optind + 1];
+	if (argc - optind != 2)
+		return helper_usage(stderr), MH_USAGE;
+	*source = argv[optind];
+	*target = argv[optind + 1];
 	optind = 0;
 	while ((c = getopt(argc, argv, "sfnvhN:o:t:")) != -1)
-		if (c == 'o' && (ret = parse_options(&h, optarg)))
-			goto out;
-	if (h.remount) {
-		ret = remount(&h, target);
-		goto out;
-	}
-	if (geteuid() != 0) {
-		ret = mh_error(MH_USAGE, "only root can mount fuse-bpf views");
-		goto out;
-	}
-	if ((ret = push(&h, target, source)))
-		goto out;
-	h.argv[h.argc] = NULL;
-	if (attach_parse(h.argc, (char **)h.argv, &a, &mnt, &back)) {
-		ret = MH_USAGE;
-		goto out;
-	}
-	a.mflags = (a.mflags | h.set) & ~h.clear;
+		if (c == 'o' && (ret = parse_options(h, optarg)))
+			return ret;
+	return MH_OK;
+}
+
+/* Load the filters the options name from the configuration, then attach. */
+static int helper_mount(struct helper *h, const char *source, const char *target)
+{
+	struct attach_args a;
+	const char *mnt, *back;
+	int ret;
+
+	if (geteuid() != 0)
+		return mh_error(MH_USAGE, "only root can mount fuse-bpf views");
+	if ((ret = push(h, target, source)))
+		return ret;
+	h->argv[h->argc] = NULL;
+	if (attach_parse(h->argc, (char **)h->argv, &a, &mnt, &back))
+		return MH_USAGE;
+	a.mflags = (a.mflags | h->set) & ~h->clear;
 	a.quiet = !opts.verbose;
-	if ((ret = load_missing(&h)) || h.fake)
-		goto out;
-	ret = attach_run(&a, mnt, back) ? MH_FAIL : MH_OK;
-out:
+	if ((ret = load_missing(h)) || h->fake)
+		return ret;
+	return attach_run(&a, mnt, back) ? MH_FAIL : MH_OK;
+}
+
+int mount_helper(int argc, char **argv)
+{
+	struct helper h = { .argv = { "attach" }, .argc = 1 };
+	const char *source, *target;
+	int ret;
+
+	opts.cmd = "attach";
+	ret = helper_parse(argc, argv, &h, &source, &target);
+	if (ret < 0)
+		ret = MH_OK;
+	else if (!ret)
+		ret = h.remount ? remount(&h, target) : helper_mount(&h, source, target);
 	free(h.optbuf);
 	return ret;
 }

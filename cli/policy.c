@@ -8,9 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "fusebpfctl.h"
+#include "json.h"
 #include "policy.h"
-#include "state.h"
 
 static const char *op_map(enum policy_op op)
 {
@@ -199,12 +200,11 @@ out:
 	return err;
 }
 
-int policy_apply(const char *name, const struct policy_change *c)
+/* Has the filter what the change needs beyond its map: events, or the policy an exception is for? */
+static int check_policy(const char *name, const struct policy_change *c)
 {
-	const char *map = op_map(c->op);
-	struct fusebpf_name key;
-	uint32_t one = 1;
-	int fd, err;
+	bool hide = c->mask & FUSEBPF_POLICY_HIDE;
+	int fd;
 
 	if (op_is_events(c->op)) {
 		fd = filter_obj_fd(name, FUSEBPF_MAP_EVENTS);
@@ -214,21 +214,25 @@ int policy_apply(const char *name, const struct policy_change *c)
 			return fail(0, "filter '%s' reports no events (no map %s)", name,
 				    FUSEBPF_MAP_EVENTS), -EOPNOTSUPP;
 	}
-	if (c->op == POL_EXCEPT_ADD || c->op == POL_EXCEPT_DEL) {
-		/* An exception is for a policy the filter has (hide, denywrite). */
-		bool hide = c->mask & FUSEBPF_POLICY_HIDE;
+	if (c->op != POL_EXCEPT_ADD && c->op != POL_EXCEPT_DEL)
+		return 0;
+	/* An exception is for a policy the filter has (hide, denywrite). */
+	fd = -ENOENT;
+	if (c->mask)
+		fd = filter_obj_fd(name, hide ? FUSEBPF_MAP_HIDE_NAMES : FUSEBPF_MAP_DENY_ALLOW);
+	if (fd >= 0)
+		close(fd);
+	else if (fd == -ENOENT && filter_loaded(name))
+		return fail(0, "filter '%s' has no %s policy", name,
+			    !c->mask ? "hide or denywrite" : hide ? "hide" : "denywrite"), -EOPNOTSUPP;
+	return 0;
+}
 
-		fd = -ENOENT;
-		if (c->mask)
-			fd = filter_obj_fd(name, hide ? FUSEBPF_MAP_HIDE_NAMES : FUSEBPF_MAP_DENY_ALLOW);
-		if (fd >= 0)
-			close(fd);
-		else if (fd == -ENOENT && filter_loaded(name))
-			return fail(0, "filter '%s' has no %s policy", name,
-				    !c->mask ? "hide or denywrite" : hide ? "hide" : "denywrite"),
-			       -EOPNOTSUPP;
-	}
-	fd = filter_obj_fd(name, map);
+/* The map the change goes to; -errno with the error printed. */
+static int open_policy_map(const char *name, const struct policy_change *c, const char *map)
+{
+	int fd = filter_obj_fd(name, map);
+
 	if (fd == -ENOENT) {
 		if (!filter_loaded(name))
 			return fail(ENOENT, "filter '%s': not loaded", name), -ENOENT;
@@ -236,7 +240,40 @@ int policy_apply(const char *name, const struct policy_change *c)
 			    map), -EOPNOTSUPP;
 	}
 	if (fd < 0)
-		return fail(fd, "filter '%s': open map %s", name, map), fd;
+		fail(-fd, "filter '%s': open map %s", name, map);
+	return fd;
+}
+
+/* A name-keyed map: hide_names, deny_allow (a set), attr_rules ("" is every name). */
+static int update_names(int fd, const struct policy_change *c)
+{
+	struct fusebpf_name key;
+	uint32_t one = 1;
+	int err;
+
+	memset(&key, 0, sizeof(key));	/* the all-zero key: the rule for every name */
+	err = c->name[0] || (c->op != POL_ATTR_SET && c->op != POL_ATTR_DEL) ?
+	      policy_name_key(c->name, &key) : 0;
+	if (err)
+		return err;
+	if (c->op == POL_HIDE_ADD || c->op == POL_ALLOW_ADD)
+		return bpf_map_update_elem(fd, &key, &one, BPF_ANY) ? -errno : 0;
+	if (c->op == POL_ATTR_SET)
+		return bpf_map_update_elem(fd, &key, &c->rule, BPF_ANY) ? -errno : 0;
+	return bpf_map_delete_elem(fd, &key) ? -errno : 0;
+}
+
+int policy_apply(const char *name, const struct policy_change *c)
+{
+	const char *map = op_map(c->op);
+	int fd, err;
+
+	err = check_policy(name, c);
+	if (err)
+		return err;
+	fd = open_policy_map(name, c, map);
+	if (fd < 0)
+		return fd;
 	switch (c->op) {
 	case POL_HIDE_ADD:
 	case POL_ALLOW_ADD:
@@ -244,21 +281,7 @@ int policy_apply(const char *name, const struct policy_change *c)
 	case POL_ALLOW_DEL:
 	case POL_ATTR_SET:
 	case POL_ATTR_DEL:
-		if (c->op == POL_ATTR_SET || c->op == POL_ATTR_DEL) {
-			/* "" is the rule for every name: the all-zero key. */
-			memset(&key, 0, sizeof(key));
-			err = c->name[0] ? policy_name_key(c->name, &key) : 0;
-		} else {
-			err = policy_name_key(c->name, &key);
-		}
-		if (err)
-			break;
-		if (c->op == POL_HIDE_ADD || c->op == POL_ALLOW_ADD)
-			err = bpf_map_update_elem(fd, &key, &one, BPF_ANY) ? -errno : 0;
-		else if (c->op == POL_ATTR_SET)
-			err = bpf_map_update_elem(fd, &key, &c->rule, BPF_ANY) ? -errno : 0;
-		else
-			err = bpf_map_delete_elem(fd, &key) ? -errno : 0;
+		err = update_names(fd, c);
 		break;
 	case POL_PATTERN_ADD:
 	case POL_PATTERN_DEL:
@@ -279,7 +302,7 @@ int policy_apply(const char *name, const struct policy_change *c)
 		fail(ENOENT, "filter '%s': %s '%s' is not in the policy", name, op_policy(c->op),
 		     c->name[0] ? c->name : "(every name)");
 	else if (err)
-		fail(err, "filter '%s': update map %s", name, map);
+		fail(-err, "filter '%s': update map %s", name, map);
 	return err;
 }
 
@@ -418,116 +441,138 @@ static json_object *except_json(int fd)
 	return arr;
 }
 
+/* {"policies", "postfilter", "hide_dotfiles", "hide_errno", "deny_errno", "events"}, or NULL. */
+static json_object *config_json(const char *name)
+{
+	int fd = filter_obj_fd(name, FUSEBPF_MAP_CONFIG), efd;
+	struct fusebpf_config cfg = {};
+	json_object *c = NULL;
+	uint32_t zero = 0;
+
+	if (fd >= 0 && bpf_map_lookup_elem(fd, &zero, &cfg) == 0) {
+		c = json_object_new_object();
+		json_object_object_add(c, "policies", policy_names_json(cfg.policies));
+		json_object_object_add(c, "postfilter",
+				       json_object_new_boolean(!(cfg.flags & FUSEBPF_CFG_NO_POSTFILTER)));
+		json_object_object_add(c, "hide_dotfiles",
+				       json_object_new_boolean(cfg.hide_flags & FUSEBPF_HIDE_DOTFILES));
+		json_object_object_add(c, "hide_errno", errno_json(cfg.hide_errno, EACCES));
+		json_object_object_add(c, "deny_errno", errno_json(cfg.deny_errno, EROFS));
+		efd = filter_obj_fd(name, FUSEBPF_MAP_EVENTS);
+		json_object_object_add(c, "events", efd >= 0 ? events_json(&cfg) : NULL);
+		if (efd >= 0)
+			close(efd);
+	}
+	if (fd >= 0)
+		close(fd);
+	return c;
+}
+
+/* [{"kind", "pattern"}] of the used slots. */
+static json_object *patterns_json(int pfd)
+{
+	json_object *pats = json_object_new_array();
+
+	for (uint32_t i = 0; pfd >= 0 && i < FUSEBPF_HIDE_PATTERNS_MAX; i++) {
+		struct fusebpf_pattern p;
+		json_object *pj;
+
+		if (bpf_map_lookup_elem(pfd, &i, &p) || p.kind == FUSEBPF_PAT_NONE)
+			continue;
+		p.pat[FUSEBPF_PATTERN_MAX - 1] = 0;
+		pj = json_object_new_object();
+		json_object_object_add(pj, "kind", json_object_new_string(policy_pattern_kind_name(p.kind)));
+		json_object_object_add(pj, "pattern", json_object_new_string(p.pat));
+		json_object_array_add(pats, pj);
+	}
+	return pats;
+}
+
+/* {"names": [...], "patterns": [{"kind", "pattern"}]}, or NULL. */
+static json_object *hide_json(const char *name)
+{
+	int fd = filter_obj_fd(name, FUSEBPF_MAP_HIDE_NAMES), pfd;
+	json_object *h;
+
+	if (fd < 0)
+		return NULL;
+	h = json_object_new_object();
+	json_object_object_add(h, "names", name_keys(fd));
+	close(fd);
+	pfd = filter_obj_fd(name, FUSEBPF_MAP_HIDE_PATTERNS);
+	json_object_object_add(h, "patterns", patterns_json(pfd));
+	if (pfd >= 0)
+		close(pfd);
+	return h;
+}
+
+static json_object *rule_json(const struct fusebpf_name *key, const struct fusebpf_attr_rule *r)
+{
+	json_object *rj = json_object_new_object();
+
+	json_object_object_add(rj, "name", key->name[0] ? json_object_new_string(key->name) : NULL);
+	json_object_object_add(rj, "mode_set", mode_str(r->mode_set));
+	json_object_object_add(rj, "mode_clear", mode_str(r->mode_clear));
+	json_object_object_add(rj, "uid", r->flags & FUSEBPF_ATTR_FORCE_UID ?
+			       json_object_new_int64(r->uid) : NULL);
+	json_object_object_add(rj, "gid", r->flags & FUSEBPF_ATTR_FORCE_GID ?
+			       json_object_new_int64(r->gid) : NULL);
+	return rj;
+}
+
+/* [{"name": S|null, "mode_set", "mode_clear", "uid": N|null, "gid": N|null}], or NULL. */
+static json_object *attrs_json(const char *name)
+{
+	int fd = filter_obj_fd(name, FUSEBPF_MAP_ATTR_RULES);
+	struct fusebpf_name key, next;
+	struct fusebpf_attr_rule r;
+	json_object *rules;
+	void *prev = NULL;
+
+	if (fd < 0)
+		return NULL;
+	rules = json_object_new_array();
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &r))
+			continue;
+		key.name[FUSEBPF_NAME_MAX - 1] = 0;
+		json_object_array_add(rules, rule_json(&key, &r));
+	}
+	close(fd);
+	json_object_array_sort(rules, cmp_rule);
+	return rules;
+}
+
+/* {"allow": [...]}, or NULL. */
+static json_object *deny_json(const char *name)
+{
+	int fd = filter_obj_fd(name, FUSEBPF_MAP_DENY_ALLOW);
+	json_object *d;
+
+	if (fd < 0)
+		return NULL;
+	d = json_object_new_object();
+	json_object_object_add(d, "allow", name_keys(fd));
+	close(fd);
+	return d;
+}
+
 int policy_read(const char *name, json_object **out)
 {
-	json_object *o, *cfgj, *pol;
-	struct fusebpf_config cfg = {};
-	uint32_t zero = 0;
-	int fd, efd;
+	json_object *o;
+	int fd;
 
 	*out = NULL;
 	if (!filter_loaded(name))
 		return -ENOENT;
 	o = json_object_new_object();
 	json_object_object_add(o, "name", json_object_new_string(name));
-
-	fd = filter_obj_fd(name, FUSEBPF_MAP_CONFIG);
-	if (fd >= 0 && bpf_map_lookup_elem(fd, &zero, &cfg) == 0) {
-		cfgj = json_object_new_object();
-		pol = policy_names_json(cfg.policies);
-		json_object_object_add(cfgj, "policies", pol);
-		json_object_object_add(cfgj, "postfilter",
-				       json_object_new_boolean(!(cfg.flags & FUSEBPF_CFG_NO_POSTFILTER)));
-		json_object_object_add(cfgj, "hide_dotfiles",
-				       json_object_new_boolean(cfg.hide_flags & FUSEBPF_HIDE_DOTFILES));
-		json_object_object_add(cfgj, "hide_errno", errno_json(cfg.hide_errno, EACCES));
-		json_object_object_add(cfgj, "deny_errno", errno_json(cfg.deny_errno, EROFS));
-		efd = filter_obj_fd(name, FUSEBPF_MAP_EVENTS);
-		json_object_object_add(cfgj, "events", efd >= 0 ? events_json(&cfg) : NULL);
-		if (efd >= 0)
-			close(efd);
-		json_object_object_add(o, "config", cfgj);
-	} else {
-		json_object_object_add(o, "config", NULL);
-	}
-	if (fd >= 0)
-		close(fd);
-
-	/* hide: {"names": [...], "patterns": [{"kind", "pattern"}]} */
-	fd = filter_obj_fd(name, FUSEBPF_MAP_HIDE_NAMES);
-	if (fd >= 0) {
-		json_object *h = json_object_new_object(), *pats = json_object_new_array();
-		int pfd = filter_obj_fd(name, FUSEBPF_MAP_HIDE_PATTERNS);
-
-		json_object_object_add(h, "names", name_keys(fd));
-		close(fd);
-		for (uint32_t i = 0; pfd >= 0 && i < FUSEBPF_HIDE_PATTERNS_MAX; i++) {
-			struct fusebpf_pattern p;
-			json_object *pj;
-
-			if (bpf_map_lookup_elem(pfd, &i, &p) || p.kind == FUSEBPF_PAT_NONE)
-				continue;
-			p.pat[FUSEBPF_PATTERN_MAX - 1] = 0;
-			pj = json_object_new_object();
-			json_object_object_add(pj, "kind",
-					       json_object_new_string(policy_pattern_kind_name(p.kind)));
-			json_object_object_add(pj, "pattern", json_object_new_string(p.pat));
-			json_object_array_add(pats, pj);
-		}
-		if (pfd >= 0)
-			close(pfd);
-		json_object_object_add(h, "patterns", pats);
-		json_object_object_add(o, "hide", h);
-	} else {
-		json_object_object_add(o, "hide", NULL);
-	}
-
-	/* attrs: [{"name": S|null, "mode_set", "mode_clear", "uid": N|null, "gid": N|null}] */
-	fd = filter_obj_fd(name, FUSEBPF_MAP_ATTR_RULES);
-	if (fd >= 0) {
-		json_object *rules = json_object_new_array();
-		struct fusebpf_name key, next;
-		void *prev = NULL;
-
-		while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-			struct fusebpf_attr_rule r;
-			json_object *rj;
-
-			key = next;
-			prev = &key;
-			if (bpf_map_lookup_elem(fd, &key, &r))
-				continue;
-			key.name[FUSEBPF_NAME_MAX - 1] = 0;
-			rj = json_object_new_object();
-			json_object_object_add(rj, "name",
-					       key.name[0] ? json_object_new_string(key.name) : NULL);
-			json_object_object_add(rj, "mode_set", mode_str(r.mode_set));
-			json_object_object_add(rj, "mode_clear", mode_str(r.mode_clear));
-			json_object_object_add(rj, "uid", r.flags & FUSEBPF_ATTR_FORCE_UID ?
-					       json_object_new_int64(r.uid) : NULL);
-			json_object_object_add(rj, "gid", r.flags & FUSEBPF_ATTR_FORCE_GID ?
-					       json_object_new_int64(r.gid) : NULL);
-			json_object_array_add(rules, rj);
-		}
-		close(fd);
-		json_object_array_sort(rules, cmp_rule);
-		json_object_object_add(o, "attrs", rules);
-	} else {
-		json_object_object_add(o, "attrs", NULL);
-	}
-
-	/* deny: {"allow": [...]} */
-	fd = filter_obj_fd(name, FUSEBPF_MAP_DENY_ALLOW);
-	if (fd >= 0) {
-		json_object *d = json_object_new_object();
-
-		json_object_object_add(d, "allow", name_keys(fd));
-		close(fd);
-		json_object_object_add(o, "deny", d);
-	} else {
-		json_object_object_add(o, "deny", NULL);
-	}
-
+	json_object_object_add(o, "config", config_json(name));
+	json_object_object_add(o, "hide", hide_json(name));
+	json_object_object_add(o, "attrs", attrs_json(name));
+	json_object_object_add(o, "deny", deny_json(name));
 	fd = filter_obj_fd(name, FUSEBPF_MAP_EXCEPT);
 	json_object_object_add(o, "except", fd >= 0 ? except_json(fd) : NULL);
 	if (fd >= 0)

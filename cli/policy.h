@@ -44,6 +44,14 @@ struct policy_change {
 	uint32_t mask;		/* FUSEBPF_POLICY_* an exception is for */
 };
 
+/* A growing array of changes. */
+struct policy_vec {
+	struct policy_change *v;
+	int n;
+};
+/* Append a zeroed change of op with val; NULL when out of memory (v unchanged). */
+struct policy_change *policy_vec_add(struct policy_vec *v, enum policy_op op, int val);
+
 /* A file name as a hash key; -EINVAL for "", "." , "..", or a '/'; -ENAMETOOLONG. */
 int policy_name_key(const char *s, struct fusebpf_name *key);
 /* "prefix"/"suffix"/"glob"/"name" -> kind (name: FUSEBPF_PAT_NONE); -1 if unknown. */
@@ -72,6 +80,9 @@ int policy_parse_ev_count(const char *s, uint32_t *v);
 int policy_apply(const char *name, const struct policy_change *c);
 /* Changes that load applies after pinning (its policy options). */
 int policy_apply_all(const char *name, const struct policy_change *c, int n);
+
+/* A change as the fusebpfctl command that makes it ("hide NAME add x.txt"). */
+void policy_change_str(const char *filter, const struct policy_change *c, char *buf, size_t cap);
 
 /* The filter's current policy: {"name", "config", "hide", "attrs", "deny", "except"}. */
 int policy_read(const char *name, json_object **out);

@@ -24,10 +24,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filter.h"
 #include "fusebpfctl.h"
+#include "json.h"
 #include "policy.h"
 #include "policy_cmds.h"
-#include "state.h"
+#include "policy_vocab.h"
 
 void help_hide(FILE *out)
 {
@@ -125,16 +127,29 @@ void help_policy(FILE *out)
 
 struct pc_args {
 	uint32_t pat_kind;
-	bool mode, uid, gid;
+	bool mode;
 	struct fusebpf_attr_rule rule;
 };
 
 enum { O_PREFIX = 256, O_SUFFIX, O_GLOB, O_MODE, O_UID, O_GID };
 
+/* --mode, --uid, --gid: the vocabulary's keys of the same names. */
+static int pc_rule_opt(struct pc_args *a, const char *key, const char *arg)
+{
+	const struct policy_key *k = policy_key_find(key);
+	struct policy_change c;
+	char why[512];
+
+	if (policy_key_value(k, key, arg, SYNTAX_CLI, &c, why, sizeof(why)))
+		return usage_error("%s", why);
+	policy_rule_merge(k, &a->rule, &c.rule);
+	a->mode |= k->value == PV_MODE;
+	return 0;
+}
+
 static int pc_opt(int c, const char *arg, void *ctx)
 {
 	struct pc_args *a = ctx;
-	uint32_t id;
 
 	switch (c) {
 	case O_PREFIX:
@@ -146,37 +161,134 @@ static int pc_opt(int c, const char *arg, void *ctx)
 			      c == O_SUFFIX ? FUSEBPF_PAT_SUFFIX : FUSEBPF_PAT_GLOB;
 		return 0;
 	case O_MODE:
-		if (policy_parse_mode(arg, &a->rule.mode_set, &a->rule.mode_clear))
-			return usage_error("bad mode '%s' (e.g. +0111, -0222, =0640)", arg);
-		a->mode = true;
-		return 0;
+		return pc_rule_opt(a, "mode", arg);
 	case O_UID:
+		return pc_rule_opt(a, "uid", arg);
 	case O_GID:
-		if (policy_parse_id(arg, c == O_GID, &id))
-			return usage_error("bad %s '%s'", c == O_GID ? "group" : "user", arg);
-		if (c == O_UID) {
-			a->rule.flags |= FUSEBPF_ATTR_FORCE_UID;
-			a->rule.uid = id;
-		} else {
-			a->rule.flags |= FUSEBPF_ATTR_FORCE_GID;
-			a->rule.gid = id;
-		}
-		return 0;
+		return pc_rule_opt(a, "gid", arg);
 	}
 	return EXIT_USAGE;
 }
 
-static struct policy_change *push(struct policy_change **v, int *n, enum policy_op op)
-{
-	struct policy_change *p = realloc(*v, (*n + 1) * sizeof(**v));
+/* What a subcommand takes after it. */
+enum pc_form {
+	PC_ONE,		/* one value of key */
+	PC_LIST,	/* values of key (hide: a pattern key with --prefix, ...) */
+	PC_IDS,		/* add|del ID... */
+	PC_RULE,	/* attrs: [FILE], the rule from --mode, --uid, --gid */
+};
 
-	if (!p)
-		return NULL;
-	*v = p;
-	p = &p[(*n)++];
-	memset(p, 0, sizeof(*p));
-	p->op = op;
-	return p;
+/* The subcommands of hide, attrs, deny and policy, as keys of the vocabulary. */
+static const struct pc_sub {
+	const char *cmd, *sub, *key;
+	enum pc_form form;
+	bool del;		/* removes what key adds */
+	const char *count_usage;	/* the usage error for a wrong count of values */
+} pc_subs[] = {
+	{ "hide", "add", "hide", PC_LIST, false, "%s what?" },
+	{ "hide", "del", "hide", PC_LIST, true, "%s what?" },
+	{ "hide", "dotfiles", "hide-dotfiles", PC_ONE, false, "dotfiles on or off?" },
+	{ "hide", "errno", "hide-errno", PC_ONE, false, "errno: a name like EROFS, or a number" },
+	{ "hide", "except-uid", "hide-except-uid", PC_IDS, false, "%s add|del ID..." },
+	{ "hide", "except-gid", "hide-except-gid", PC_IDS, false, "%s add|del ID..." },
+	{ "attrs", "set", NULL, PC_RULE, false, NULL },
+	{ "attrs", "del", NULL, PC_RULE, true, NULL },
+	{ "deny", "errno", "deny-errno", PC_ONE, false, "errno: a name like EROFS, or a number" },
+	{ "deny", "allow", "allow", PC_LIST, false, "%s which names?" },
+	{ "deny", "disallow", "allow", PC_LIST, true, "%s which names?" },
+	{ "deny", "except-uid", "deny-except-uid", PC_IDS, false, "%s add|del ID..." },
+	{ "deny", "except-gid", "deny-except-gid", PC_IDS, false, "%s add|del ID..." },
+	{ "policy", "policies", "policies", PC_ONE, false, "'%s' takes one value" },
+	{ "policy", "postfilter", "postfilter", PC_ONE, false, "'%s' takes one value" },
+	{ "policy", "events", "events", PC_ONE, false, "'%s' takes one value" },
+	{ "policy", "events-readdir", "events-readdir", PC_ONE, false, "'%s' takes one value" },
+	{ "policy", "events-rate", "events-rate", PC_ONE, false, "'%s' takes one value" },
+	{ "policy", "events-burst", "events-burst", PC_ONE, false, "'%s' takes one value" },
+};
+
+static const struct pc_sub *pc_find(const char *cmd, const char *sub)
+{
+	for (size_t i = 0; i < sizeof(pc_subs) / sizeof(pc_subs[0]); i++)
+		if (!strcmp(pc_subs[i].cmd, cmd) && !strcmp(pc_subs[i].sub, sub))
+			return &pc_subs[i];
+	return NULL;
+}
+
+/* Values of the subcommand's key into v; 0, or PARSE_USAGE with the message printed. */
+static int pc_values(const struct pc_sub *s, uint32_t pat_kind, char **args, int nargs,
+		     struct policy_vec *v)
+{
+	static const char *const pattern_keys[] = {
+		[FUSEBPF_PAT_PREFIX] = "hide-prefix",
+		[FUSEBPF_PAT_SUFFIX] = "hide-suffix",
+		[FUSEBPF_PAT_GLOB] = "hide-glob",
+	};
+	const struct policy_key *k = policy_key_find(pat_kind ? pattern_keys[pat_kind] : s->key);
+	struct policy_change c, *p;
+	char why[512];
+
+	for (int i = 0; i < nargs; i++) {
+		if (policy_key_value(k, s->sub, args[i], SYNTAX_CLI, &c, why, sizeof(why)))
+			return usage_error("%s", why), PARSE_USAGE;
+		if (s->del)
+			c.op = policy_op_del(c.op);
+		if (!(p = policy_vec_add(v, c.op, 0)))
+			return fail(ENOMEM, "%s", s->cmd), PARSE_USAGE;
+		*p = c;
+	}
+	return 0;
+}
+
+/* attrs set|del [FILE]: the rule of FILE, or of every name. */
+static int pc_rule(const struct pc_sub *s, const struct pc_args *a, char **args, int nargs,
+		   struct policy_vec *v)
+{
+	struct policy_change *p;
+	struct fusebpf_name key;
+	int e;
+
+	if (nargs > 1)
+		return usage_error("too many arguments"), PARSE_USAGE;
+	if (nargs == 1 && (e = policy_name_key(args[0], &key)))
+		return usage_error("bad file name '%s': %s", args[0], strerror(-e)), PARSE_USAGE;
+	if (!s->del && !a->mode && !a->rule.flags)
+		return usage_error("set what? (--mode, --uid, --gid)"), PARSE_USAGE;
+	if (!(p = policy_vec_add(v, s->del ? POL_ATTR_DEL : POL_ATTR_SET, 0)))
+		return fail(ENOMEM, "%s", s->cmd), PARSE_USAGE;
+	p->rule = a->rule;
+	if (nargs == 1)
+		snprintf(p->name, sizeof(p->name), "%s", args[0]);
+	return 0;
+}
+
+/* SUB ARGS of cmd into v; 0, or PARSE_USAGE with the message printed. */
+static int pc_sub_parse(const char *cmd, const struct pc_args *a, const char *sub, char **args,
+			int nargs, struct policy_vec *v)
+{
+	const struct pc_sub *s = pc_find(cmd, sub);
+	struct pc_sub del;
+
+	if (!s)
+		return usage_error("unknown subcommand '%s'", sub), PARSE_USAGE;
+	switch (s->form) {
+	case PC_ONE:
+		if (nargs != 1)
+			return usage_error(s->count_usage, sub), PARSE_USAGE;
+		return pc_values(s, 0, args, 1, v);
+	case PC_LIST:
+		if (nargs < 1)
+			return usage_error(s->count_usage, sub), PARSE_USAGE;
+		return pc_values(s, a->pat_kind, args, nargs, v);
+	case PC_IDS:
+		if (nargs < 2 || (strcmp(args[0], "add") && strcmp(args[0], "del")))
+			return usage_error(s->count_usage, sub), PARSE_USAGE;
+		del = *s;
+		del.del = !strcmp(args[0], "del");
+		return pc_values(&del, 0, args + 1, nargs - 1, v);
+	case PC_RULE:
+		return pc_rule(s, a, args, nargs, v);
+	}
+	return PARSE_USAGE;
 }
 
 int policy_cmd_parse(const char *cmd, int argc, char **argv, const char **filter,
@@ -197,11 +309,10 @@ int policy_cmd_parse(const char *cmd, int argc, char **argv, const char **filter
 	bool hide = !strcmp(cmd, "hide"), attrs = !strcmp(cmd, "attrs");
 	void (*help)(FILE *) = hide ? help_hide : attrs ? help_attrs :
 			       !strcmp(cmd, "deny") ? help_deny : help_policy;
+	struct policy_vec v = { 0 };
 	struct pc_args a = { 0 };
-	struct policy_change *v = NULL, *p;
 	const char *sub;
-	int idx, n = 0, e, nargs;
-	char **args;
+	int idx, err;
 
 	*out = NULL;
 	*nout = 0;
@@ -213,163 +324,22 @@ int policy_cmd_parse(const char *cmd, int argc, char **argv, const char **filter
 		return usage_error("which filter NAME?"), PARSE_USAGE;
 	*filter = argv[idx];
 	sub = argc - idx >= 2 ? argv[idx + 1] : NULL;
-	args = argv + idx + 2;
-	nargs = argc - idx - 2;
 	if (a.pat_kind && (!sub || (strcmp(sub, "add") && strcmp(sub, "del"))))
 		return usage_error("--prefix, --suffix and --glob go with add and del"), PARSE_USAGE;
 	if ((a.mode || a.rule.flags) && (!sub || strcmp(sub, "set")))
 		return usage_error("--mode, --uid and --gid go with set"), PARSE_USAGE;
-
-	if (!strcmp(cmd, "policy")) {
-		if (!sub || !strcmp(sub, "show")) {
-			if (nargs > 0)
-				goto extra;
-			return 0;	/* no changes: show */
-		}
-		if (nargs != 1)
-			return usage_error("'%s' takes one value", sub), PARSE_USAGE;
-		if (!strcmp(sub, "policies")) {
-			uint32_t mask;
-
-			if (policy_parse_policies(args[0], &mask))
-				return usage_error("bad policy list '%s' (hide,attrs,denywrite or none)",
-						   args[0]), PARSE_USAGE;
-			if (!(p = push(&v, &n, POL_POLICIES)))
-				goto nomem;
-			p->val = mask;
-		} else if (!strcmp(sub, "postfilter") || !strcmp(sub, "events") ||
-			   !strcmp(sub, "events-readdir")) {
-			if ((e = parse_bool(args[0])) < 0)
-				return usage_error("%s on or off?", sub), PARSE_USAGE;
-			if (!(p = push(&v, &n, !strcmp(sub, "postfilter") ? POL_POSTFILTER :
-					       !strcmp(sub, "events") ? POL_EVENTS : POL_EV_READDIR)))
-				goto nomem;
-			p->val = e;
-		} else if (!strcmp(sub, "events-rate") || !strcmp(sub, "events-burst")) {
-			uint32_t count;
-
-			if (policy_parse_ev_count(args[0], &count))
-				return usage_error("bad %s '%s' (1 to %d)", sub, args[0], FUSEBPF_EV_MAX),
-				       PARSE_USAGE;
-			if (!(p = push(&v, &n, !strcmp(sub, "events-rate") ? POL_EV_RATE : POL_EV_BURST)))
-				goto nomem;
-			p->val = count;
-		} else {
-			goto badsub;
-		}
-		goto done;
-	}
+	if (!strcmp(cmd, "policy") && (!sub || !strcmp(sub, "show")))
+		return argc - idx > 2 ? usage_error("too many arguments"), PARSE_USAGE : 0;
 	if (!sub)
 		return usage_error("what to change? (see 'fusebpfctl %s --help')", cmd), PARSE_USAGE;
-
-	if (hide && (!strcmp(sub, "add") || !strcmp(sub, "del"))) {
-		bool add = !strcmp(sub, "add");
-
-		if (nargs < 1)
-			return usage_error("%s what?", sub), PARSE_USAGE;
-		for (int i = 0; i < nargs; i++) {
-			struct fusebpf_pattern pat;
-			struct fusebpf_name key;
-
-			e = a.pat_kind ? policy_pattern(a.pat_kind, args[i], &pat)
-				       : policy_name_key(args[i], &key);
-			if (e) {
-				usage_error("bad %s '%s': %s", a.pat_kind ? "pattern" : "file name",
-					    args[i], strerror(-e));
-				goto usage;
-			}
-			p = push(&v, &n, a.pat_kind ? (add ? POL_PATTERN_ADD : POL_PATTERN_DEL)
-						    : (add ? POL_HIDE_ADD : POL_HIDE_DEL));
-			if (!p)
-				goto nomem;
-			p->pat_kind = a.pat_kind;
-			snprintf(p->name, sizeof(p->name), "%s", args[i]);
-		}
-	} else if ((hide || !strcmp(cmd, "deny")) &&
-		   (!strcmp(sub, "except-uid") || !strcmp(sub, "except-gid"))) {
-		bool gid = !strcmp(sub, "except-gid");
-		bool add;
-		uint32_t id;
-
-		if (nargs < 2 || (strcmp(args[0], "add") && strcmp(args[0], "del")))
-			return usage_error("%s add|del ID...", sub), PARSE_USAGE;
-		add = !strcmp(args[0], "add");
-		for (int i = 1; i < nargs; i++) {
-			if (policy_parse_id(args[i], gid, &id)) {
-				usage_error("bad %s '%s'", gid ? "group" : "user", args[i]);
-				goto usage;
-			}
-			if (!(p = push(&v, &n, add ? POL_EXCEPT_ADD : POL_EXCEPT_DEL)))
-				goto nomem;
-			p->id_kind = gid ? FUSEBPF_EXCEPT_GID : FUSEBPF_EXCEPT_UID;
-			p->val = (int)id;
-			p->mask = hide ? FUSEBPF_POLICY_HIDE : FUSEBPF_POLICY_DENYWRITE;
-			snprintf(p->name, sizeof(p->name), "%s %u", gid ? "gid" : "uid", id);
-		}
-		goto done;
-	} else if (hide && !strcmp(sub, "dotfiles")) {
-		if (nargs != 1 || (e = parse_bool(args[0])) < 0)
-			return usage_error("dotfiles on or off?"), PARSE_USAGE;
-		if (!(p = push(&v, &n, POL_DOTFILES)))
-			goto nomem;
-		p->val = e;
-	} else if ((hide || !strcmp(cmd, "deny")) && !strcmp(sub, "errno")) {
-		if (nargs != 1 || (e = parse_errno(args[0])) < 0)
-			return usage_error("errno: a name like EROFS, or a number"), PARSE_USAGE;
-		if (!(p = push(&v, &n, hide ? POL_HIDE_ERRNO : POL_DENY_ERRNO)))
-			goto nomem;
-		p->val = e;
-	} else if (attrs && (!strcmp(sub, "set") || !strcmp(sub, "del"))) {
-		struct fusebpf_name key;
-		bool set = !strcmp(sub, "set");
-
-		if (nargs > 1)
-			goto extra;
-		if (nargs == 1 && (e = policy_name_key(args[0], &key))) {
-			usage_error("bad file name '%s': %s", args[0], strerror(-e));
-			goto usage;
-		}
-		if (set && !a.mode && !a.rule.flags)
-			return usage_error("set what? (--mode, --uid, --gid)"), PARSE_USAGE;
-		if (!(p = push(&v, &n, set ? POL_ATTR_SET : POL_ATTR_DEL)))
-			goto nomem;
-		p->rule = a.rule;
-		if (nargs == 1)
-			snprintf(p->name, sizeof(p->name), "%s", args[0]);
-	} else if (!strcmp(cmd, "deny") && (!strcmp(sub, "allow") || !strcmp(sub, "disallow"))) {
-		if (nargs < 1)
-			return usage_error("%s which names?", sub), PARSE_USAGE;
-		for (int i = 0; i < nargs; i++) {
-			struct fusebpf_name key;
-
-			if ((e = policy_name_key(args[i], &key))) {
-				usage_error("bad file name '%s': %s", args[i], strerror(-e));
-				goto usage;
-			}
-			if (!(p = push(&v, &n, !strcmp(sub, "allow") ? POL_ALLOW_ADD : POL_ALLOW_DEL)))
-				goto nomem;
-			snprintf(p->name, sizeof(p->name), "%s", args[i]);
-		}
-	} else {
-		goto badsub;
+	err = pc_sub_parse(cmd, &a, sub, argv + idx + 2, argc - idx - 2, &v);
+	if (err) {
+		free(v.v);
+		return err;
 	}
-	if (hide && strcmp(sub, "add") && strcmp(sub, "del") && nargs > 1)
-		goto extra;
-done:
-	*out = v;
-	*nout = n;
+	*out = v.v;
+	*nout = v.n;
 	return 0;
-badsub:
-	usage_error("unknown subcommand '%s'", sub);
-	goto usage;
-extra:
-	usage_error("too many arguments");
-	goto usage;
-nomem:
-	fail(ENOMEM, "%s", cmd);
-usage:
-	free(v);
-	return PARSE_USAGE;
 }
 
 static int run_policy_cmd(const char *cmd, int argc, char **argv)
@@ -391,7 +361,7 @@ static int run_policy_cmd(const char *cmd, int argc, char **argv)
 	if (n == 0) {	/* show */
 		err = policy_read(filter, &p);
 		if (err) {
-			ret = fail(err, "policy %s", filter);
+			ret = fail(-err, "policy %s", filter);
 			goto out;
 		}
 		if (opts.json)
@@ -403,7 +373,7 @@ static int run_policy_cmd(const char *cmd, int argc, char **argv)
 	}
 	lock = state_lock();
 	if (lock < 0) {
-		ret = fail(lock, "lock %s/lock", opts.state_dir);
+		ret = fail(-lock, "lock %s/lock", opts.state_dir);
 		goto out;
 	}
 	if (policy_apply_all(filter, changes, n) == 0)

@@ -8,7 +8,19 @@
 #include <string.h>
 #include <strings.h>
 
+#include "fusebpfctl.h"
 #include "policy.h"
+
+struct policy_change *policy_vec_add(struct policy_vec *v, enum policy_op op, int val)
+{
+	struct policy_change *p = array_add(&v->v, &v->n, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->op = op;
+	p->val = val;
+	return p;
+}
 
 int policy_name_key(const char *s, struct fusebpf_name *key)
 {

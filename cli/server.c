@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fuse_attr.h"
 #include "fuse_uapi.h"
 #include "server.h"
 
@@ -226,27 +227,6 @@ static int reply_err(struct server *s, uint64_t unique, int err)
 	return reply(s, unique, err > 0 ? -err : err, NULL, 0);
 }
 
-static void attr_from_stat(const struct stat *st, struct fuse_attr *a)
-{
-	*a = (struct fuse_attr){
-		.ino = st->st_ino,
-		.size = st->st_size,
-		.blocks = st->st_blocks,
-		.atime = st->st_atim.tv_sec,
-		.mtime = st->st_mtim.tv_sec,
-		.ctime = st->st_ctim.tv_sec,
-		.atimensec = st->st_atim.tv_nsec,
-		.mtimensec = st->st_mtim.tv_nsec,
-		.ctimensec = st->st_ctim.tv_nsec,
-		.mode = st->st_mode,
-		.nlink = st->st_nlink,
-		.uid = st->st_uid,
-		.gid = st->st_gid,
-		.rdev = st->st_rdev,
-		.blksize = st->st_blksize,
-	};
-}
-
 static const char *rel(const char *path)
 {
 	return *path ? path : ".";
@@ -265,12 +245,27 @@ static char *child_path(const struct node *parent, const char *name)
 }
 
 /* The entry for path (which exists now): a node, and in fuse-bpf mode maybe backing. */
+/* A LOOKUP's reply: the entry, then in fuse-bpf mode the backing file and filter. */
+struct entry_reply {
+	struct fuse_entry_out e;
+	struct fuse_bpf_entry_out b[2];
+};	/* no padding: both are multiples of 8 bytes */
+
+/* The reply with its backing entries, through FUSE_DEV_IOC_BPF_RESPONSE; 0 or errno. */
+static int reply_backed(struct server *s, uint64_t unique, const struct entry_reply *r, size_t len)
+{
+	size_t total = sizeof(struct fuse_out_header) + len;
+	char msg[sizeof(struct fuse_out_header) + sizeof(*r)];
+
+	*(struct fuse_out_header *)msg = (struct fuse_out_header){
+		.len = total, .error = 0, .unique = unique };
+	memcpy(msg + sizeof(struct fuse_out_header), r, len);
+	return ioctl(s->fd, FUSE_DEV_IOC_BPF_RESPONSE(total), msg) < 0 ? errno : 0;
+}
+
 static int reply_entry(struct server *s, uint64_t unique, const char *path, bool created)
 {
-	struct {
-		struct fuse_entry_out e;
-		struct fuse_bpf_entry_out b[2];
-	} r;	/* no padding: both are multiples of 8 bytes */
+	struct entry_reply r;
 	struct stat st;
 	struct node *n;
 	int cls = -1, bfd = -1, err;
@@ -303,21 +298,11 @@ static int reply_entry(struct server *s, uint64_t unique, const char *path, bool
 	r.e.nodeid = n->id;
 	r.e.entry_valid = TIMEOUT_S;
 	r.e.attr_valid = TIMEOUT_S;
-	attr_from_stat(&st, &r.e.attr);
+	fuse_attr_from_stat(&st, &r.e.attr);
 	if (cls < 0)
 		return reply(s, unique, 0, &r, len);
 
-	err = 0;
-	{
-		size_t total = sizeof(struct fuse_out_header) + len;
-		char msg[sizeof(struct fuse_out_header) + sizeof(r)];
-
-		*(struct fuse_out_header *)msg = (struct fuse_out_header){
-			.len = total, .error = 0, .unique = unique };
-		memcpy(msg + sizeof(struct fuse_out_header), &r, len);
-		if (ioctl(s->fd, FUSE_DEV_IOC_BPF_RESPONSE(total), msg) < 0)
-			err = errno;
-	}
+	err = reply_backed(s, unique, &r, len);
 	close(bfd);
 	if (err) {
 		logmsg("lookup %s: the kernel refused the backing reply: %s", path, strerror(err));
@@ -334,6 +319,14 @@ static int reply_entry(struct server *s, uint64_t unique, const char *path, bool
 
 /* --- operations ---------------------------------------------------------------- */
 
+/*
+ * Every handler of the opcode table takes the same arguments: the request's
+ * header, its node (NULL for the ops that name none), its argument and
+ * length. Most use some of them only.
+ */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#define OP_ARGS struct server *s, struct fuse_in_header *h, struct node *n, void *arg, size_t arglen
+
 /* The mount's served directories in fuse-bpf mode are outside every filter. */
 static bool names_frozen(struct server *s)
 {
@@ -346,7 +339,7 @@ static void own(struct server *s, const char *path, const struct fuse_in_header 
 		(void)!fchownat(s->cfg->back_fd, path, h->uid, h->gid, AT_SYMLINK_NOFOLLOW);
 }
 
-static int do_getattr(struct server *s, struct fuse_in_header *h, struct node *n, void *arg)
+static int op_getattr(OP_ARGS)
 {
 	const struct fuse_getattr_in *in = arg;
 	struct fuse_attr_out o = { .attr_valid = TIMEOUT_S };
@@ -359,11 +352,11 @@ static int do_getattr(struct server *s, struct fuse_in_header *h, struct node *n
 		rc = fstatat(s->cfg->back_fd, rel(n->path), &st, AT_SYMLINK_NOFOLLOW);
 	if (rc)
 		return reply_err(s, h->unique, errno);
-	attr_from_stat(&st, &o.attr);
+	fuse_attr_from_stat(&st, &o.attr);
 	return reply(s, h->unique, 0, &o, sizeof(o));
 }
 
-static int do_setattr(struct server *s, struct fuse_in_header *h, struct node *n, void *arg)
+static int op_setattr(OP_ARGS)
 {
 	const struct fuse_setattr_in *in = arg;
 	const char *p = rel(n->path);
@@ -410,11 +403,11 @@ static int do_setattr(struct server *s, struct fuse_in_header *h, struct node *n
 	}
 	if (fstatat(s->cfg->back_fd, p, &st, AT_SYMLINK_NOFOLLOW))
 		return reply_err(s, h->unique, errno);
-	attr_from_stat(&st, &o.attr);
+	fuse_attr_from_stat(&st, &o.attr);
 	return reply(s, h->unique, 0, &o, sizeof(o));
 }
 
-static int do_readlink(struct server *s, struct fuse_in_header *h, struct node *n)
+static int op_readlink(OP_ARGS)
 {
 	char target[PATH_MAX];
 	ssize_t len = readlinkat(s->cfg->back_fd, rel(n->path), target, sizeof(target));
@@ -425,107 +418,103 @@ static int do_readlink(struct server *s, struct fuse_in_header *h, struct node *
 }
 
 /* CREATE, MKNOD, MKDIR, SYMLINK, LINK: make the name, then reply its entry. */
-static int do_make(struct server *s, struct fuse_in_header *h, struct node *n, void *arg, size_t arglen)
+/* A node was made at path (rc: the call's result): own it, reply its entry. */
+static int reply_made(struct server *s, struct fuse_in_header *h, char *path, int rc, bool owned)
 {
-	const char *name;
-	char *path = NULL;
-	int rc = 0, fd = -1;
-	struct fuse_open_out oo = { 0 };
-
-	if (names_frozen(s))
-		return reply_err(s, h->unique, EPERM);
-	switch (h->opcode) {
-	case FUSE_MKNOD: {
-		const struct fuse_mknod_in *in = arg;
-
-		name = (const char *)(in + 1);
-		if (!(path = child_path(n, name)))
-			return reply_err(s, h->unique, EINVAL);
-		rc = mknodat(s->cfg->back_fd, path, in->mode, in->rdev);
-		break;
-	}
-	case FUSE_MKDIR: {
-		const struct fuse_mkdir_in *in = arg;
-
-		name = (const char *)(in + 1);
-		if (!(path = child_path(n, name)))
-			return reply_err(s, h->unique, EINVAL);
-		rc = mkdirat(s->cfg->back_fd, path, in->mode);
-		break;
-	}
-	case FUSE_SYMLINK: {
-		const char *target;
-
-		name = arg;
-		target = name + strlen(name) + 1;
-		if ((size_t)(target - name) >= arglen)
-			return reply_err(s, h->unique, EINVAL);
-		if (!(path = child_path(n, name)))
-			return reply_err(s, h->unique, EINVAL);
-		rc = symlinkat(target, s->cfg->back_fd, path);
-		break;
-	}
-	case FUSE_LINK: {
-		const struct fuse_link_in *in = arg;
-		struct node *old = node_by_id(s, in->oldnodeid);
-
-		name = (const char *)(in + 1);
-		if (!old)
-			return reply_err(s, h->unique, ENOENT);
-		if (!(path = child_path(n, name)))
-			return reply_err(s, h->unique, EINVAL);
-		rc = linkat(s->cfg->back_fd, old->path, s->cfg->back_fd, path, 0);
-		break;
-	}
-	case FUSE_CREATE: {
-		const struct fuse_create_in *in = arg;
-
-		name = (const char *)(in + 1);
-		if (!(path = child_path(n, name)))
-			return reply_err(s, h->unique, EINVAL);
-		fd = openat(s->cfg->back_fd, path, (in->flags | O_CREAT | O_CLOEXEC) & ~(O_NOCTTY | O_DIRECT),
-			    in->mode);
-		rc = fd < 0 ? -1 : 0;
-		oo.fh = fd;
-		break;
-	}
-	default:
-		return reply_err(s, h->unique, ENOSYS);
-	}
 	if (rc) {
 		rc = reply_err(s, h->unique, errno);
-		free(path);
-		return rc;
+	} else {
+		if (owned)
+			own(s, path, h);
+		rc = reply_entry(s, h->unique, path, true);
 	}
-	if (h->opcode != FUSE_LINK)
-		own(s, path, h);
-	if (h->opcode == FUSE_CREATE) {
-		struct {
-			struct fuse_entry_out e;
-			struct fuse_open_out o;
-		} r = { .o = oo };
-		struct stat st;
-		struct node *nn;
-
-		if (fstat(fd, &st) || !(nn = node_get(s, path))) {
-			rc = reply_err(s, h->unique, errno ? errno : ENOMEM);
-			close(fd);
-			free(path);
-			return rc;
-		}
-		r.e.nodeid = nn->id;
-		r.e.entry_valid = r.e.attr_valid = TIMEOUT_S;
-		attr_from_stat(&st, &r.e.attr);
-		free(path);
-		return reply(s, h->unique, 0, &r, sizeof(r));
-	}
-	rc = reply_entry(s, h->unique, path, true);
 	free(path);
 	return rc;
 }
 
-static int do_remove(struct server *s, struct fuse_in_header *h, struct node *n, const char *name)
+static int op_mknod(OP_ARGS)
 {
+	const struct fuse_mknod_in *in = arg;
+	char *path = child_path(n, (const char *)(in + 1));
+
+	if (!path)
+		return reply_err(s, h->unique, EINVAL);
+	return reply_made(s, h, path, mknodat(s->cfg->back_fd, path, in->mode, in->rdev), true);
+}
+
+static int op_mkdir(OP_ARGS)
+{
+	const struct fuse_mkdir_in *in = arg;
+	char *path = child_path(n, (const char *)(in + 1));
+
+	if (!path)
+		return reply_err(s, h->unique, EINVAL);
+	return reply_made(s, h, path, mkdirat(s->cfg->back_fd, path, in->mode), true);
+}
+
+static int op_symlink(OP_ARGS)
+{
+	const char *name = arg, *target = name + strlen(name) + 1;
+	char *path;
+
+	if ((size_t)(target - name) >= arglen)
+		return reply_err(s, h->unique, EINVAL);
+	if (!(path = child_path(n, name)))
+		return reply_err(s, h->unique, EINVAL);
+	return reply_made(s, h, path, symlinkat(target, s->cfg->back_fd, path), true);
+}
+
+static int op_link(OP_ARGS)
+{
+	const struct fuse_link_in *in = arg;
+	struct node *old = node_by_id(s, in->oldnodeid);
+	char *path;
+
+	if (!old)
+		return reply_err(s, h->unique, ENOENT);
+	if (!(path = child_path(n, (const char *)(in + 1))))
+		return reply_err(s, h->unique, EINVAL);
+	return reply_made(s, h, path,
+			  linkat(s->cfg->back_fd, old->path, s->cfg->back_fd, path, 0), false);
+}
+
+static int op_create(OP_ARGS)
+{
+	const struct fuse_create_in *in = arg;
+	struct {
+		struct fuse_entry_out e;
+		struct fuse_open_out o;
+	} r = { 0 };
+	char *path = child_path(n, (const char *)(in + 1));
+	struct stat st;
+	struct node *nn;
+	int fd, rc;
+
+	if (!path)
+		return reply_err(s, h->unique, EINVAL);
+	fd = openat(s->cfg->back_fd, path, (in->flags | O_CREAT | O_CLOEXEC) & ~(O_NOCTTY | O_DIRECT),
+		    in->mode);
+	if (fd < 0)
+		return reply_made(s, h, path, -1, true);
+	own(s, path, h);
+	errno = 0;
+	if (fstat(fd, &st) || !(nn = node_get(s, path))) {
+		rc = reply_err(s, h->unique, errno ? errno : ENOMEM);
+		close(fd);
+		free(path);
+		return rc;
+	}
+	r.o.fh = fd;
+	r.e.nodeid = nn->id;
+	r.e.entry_valid = r.e.attr_valid = TIMEOUT_S;
+	fuse_attr_from_stat(&st, &r.e.attr);
+	free(path);
+	return reply(s, h->unique, 0, &r, sizeof(r));
+}
+
+static int op_remove(OP_ARGS)
+{
+	const char *name = arg;
 	char *path;
 	int rc;
 
@@ -539,7 +528,7 @@ static int do_remove(struct server *s, struct fuse_in_header *h, struct node *n,
 	return rc;
 }
 
-static int do_rename(struct server *s, struct fuse_in_header *h, struct node *n, void *arg)
+static int op_rename(OP_ARGS)
 {
 	uint64_t newdir;
 	unsigned int flags = 0;
@@ -593,7 +582,7 @@ out:
 	return rc;
 }
 
-static int do_open(struct server *s, struct fuse_in_header *h, struct node *n, void *arg)
+static int op_open(OP_ARGS)
 {
 	const struct fuse_open_in *in = arg;
 	struct fuse_open_out o = { 0 };
@@ -607,7 +596,7 @@ static int do_open(struct server *s, struct fuse_in_header *h, struct node *n, v
 	return reply(s, h->unique, 0, &o, sizeof(o));
 }
 
-static int do_read(struct server *s, struct fuse_in_header *h, void *arg)
+static int op_read(OP_ARGS)
 {
 	const struct fuse_read_in *in = arg;
 	size_t size = in->size < BUF_SIZE ? in->size : BUF_SIZE;
@@ -619,7 +608,7 @@ static int do_read(struct server *s, struct fuse_in_header *h, void *arg)
 	return reply(s, h->unique, 0, data, len);
 }
 
-static int do_write(struct server *s, struct fuse_in_header *h, void *arg)
+static int op_write(OP_ARGS)
 {
 	const struct fuse_write_in *in = arg;
 	struct fuse_write_out o = { 0 };
@@ -631,7 +620,7 @@ static int do_write(struct server *s, struct fuse_in_header *h, void *arg)
 	return reply(s, h->unique, 0, &o, sizeof(o));
 }
 
-static int do_statfs(struct server *s, struct fuse_in_header *h)
+static int op_statfs(OP_ARGS)
 {
 	struct fuse_statfs_out o = { 0 };
 	struct statvfs sv;
@@ -646,7 +635,7 @@ static int do_statfs(struct server *s, struct fuse_in_header *h)
 	return reply(s, h->unique, 0, &o, sizeof(o));
 }
 
-static int do_xattr(struct server *s, struct fuse_in_header *h, struct node *n, void *arg)
+static int op_xattr(OP_ARGS)
 {
 	char path[PATH_MAX + 64];
 	char *data = s->buf + BUF_SIZE;
@@ -690,7 +679,7 @@ static int do_xattr(struct server *s, struct fuse_in_header *h, struct node *n, 
 	return reply_err(s, h->unique, ENOSYS);
 }
 
-static int do_opendir(struct server *s, struct fuse_in_header *h, struct node *n)
+static int op_opendir(OP_ARGS)
 {
 	struct fuse_open_out o = { 0 };
 	struct dirh *dh = calloc(1, sizeof(*dh));
@@ -711,7 +700,7 @@ static int do_opendir(struct server *s, struct fuse_in_header *h, struct node *n
 	return reply(s, h->unique, 0, &o, sizeof(o));
 }
 
-static int do_readdir(struct server *s, struct fuse_in_header *h, void *arg)
+static int op_readdir(OP_ARGS)
 {
 	const struct fuse_read_in *in = arg;
 	struct dirh *dh = (struct dirh *)(uintptr_t)in->fh;
@@ -757,7 +746,7 @@ static int do_readdir(struct server *s, struct fuse_in_header *h, void *arg)
 	return reply(s, h->unique, 0, data, used);
 }
 
-static int do_init(struct server *s, struct fuse_in_header *h, void *arg)
+static int init_reply(struct server *s, struct fuse_in_header *h, void *arg)
 {
 	const struct fuse_init_in *in = arg;
 	struct fuse_init_out o = {
@@ -779,141 +768,180 @@ static int do_init(struct server *s, struct fuse_in_header *h, void *arg)
 	return reply(s, h->unique, 0, &o, sizeof(o));
 }
 
+static int op_init(OP_ARGS)
+{
+	int rc = init_reply(s, h, arg);
+
+	if (s->cfg->ready_fd >= 0) {
+		(void)!write(s->cfg->ready_fd, "r", 1);
+		close(s->cfg->ready_fd);
+		s->cfg->ready_fd = -1;
+	}
+	return rc;
+}
+
+static int op_forget(OP_ARGS)
+{
+	node_forget(s, h->nodeid, ((struct fuse_forget_in *)arg)->nlookup);
+	return 0;
+}
+
+static int op_batch_forget(OP_ARGS)
+{
+	const struct fuse_batch_forget_in *in = arg;
+	const struct fuse_forget_one *one = (const void *)(in + 1);
+
+	for (uint32_t i = 0; i < in->count && (i + 1) * sizeof(*one) + sizeof(*in) <= arglen; i++)
+		node_forget(s, one[i].nodeid, one[i].nlookup);
+	return 0;
+}
+
+/* No reply: FORGET-like, or an interrupt of a request answered already. */
+static int op_no_reply(OP_ARGS)
+{
+	return 0;
+}
+
+static int op_ok(OP_ARGS)
+{
+	return reply_err(s, h->unique, 0);
+}
+
+static int op_lookup(OP_ARGS)
+{
+	char *path = child_path(n, arg);
+	int rc;
+
+	if (!path)
+		return reply_err(s, h->unique, ENOENT);
+	rc = reply_entry(s, h->unique, path, false);
+	free(path);
+	return rc;
+}
+
+static int op_release(OP_ARGS)
+{
+	close((int)((struct fuse_release_in *)arg)->fh);
+	return reply_err(s, h->unique, 0);
+}
+
+static int op_fsync(OP_ARGS)
+{
+	const struct fuse_fsync_in *in = arg;
+	int rc = in->fsync_flags & 1 ? fdatasync((int)in->fh) : fsync((int)in->fh);
+
+	return reply_err(s, h->unique, rc ? errno : 0);
+}
+
+static int op_releasedir(OP_ARGS)
+{
+	struct dirh *dh = (struct dirh *)(uintptr_t)((struct fuse_release_in *)arg)->fh;
+
+	if (dh) {
+		closedir(dh->d);
+		free(dh);
+	}
+	return reply_err(s, h->unique, 0);
+}
+
+static int op_access(OP_ARGS)
+{
+	const struct fuse_access_in *in = arg;
+
+	if (faccessat(s->cfg->back_fd, rel(n->path), in->mask, AT_EACCESS))
+		return reply_err(s, h->unique, errno);
+	return reply_err(s, h->unique, 0);
+}
+
+static int op_fallocate(OP_ARGS)
+{
+	const struct fuse_fallocate_in *in = arg;
+
+	if (fallocate((int)in->fh, in->mode, in->offset, in->length))
+		return reply_err(s, h->unique, errno);
+	return reply_err(s, h->unique, 0);
+}
+
+static int op_lseek(OP_ARGS)
+{
+	const struct fuse_lseek_in *in = arg;
+	struct fuse_lseek_out o;
+	off_t off = lseek((int)in->fh, in->offset, in->whence);
+
+	if (off < 0)
+		return reply_err(s, h->unique, errno);
+	o.offset = off;
+	return reply(s, h->unique, 0, &o, sizeof(o));
+}
+
+enum {
+	OP_NO_NODE = 1 << 0,	/* names no node: handled before the node lookup */
+	OP_CHANGES = 1 << 1,	/* changes names or attributes: refused (EPERM) in fuse-bpf mode */
+};
+
+/* Above every opcode the table names (FUSE_LSEEK, 46, is the last). */
+#define OP_TABLE_SIZE 64
+
+struct op_handler {
+	int (*fn)(OP_ARGS);
+	unsigned int flags;
+};
+
+/* The opcodes served; the others get ENOSYS (on a known node, else ESTALE). */
+static const struct op_handler op_table[OP_TABLE_SIZE] = {
+	[FUSE_INIT] = { op_init, OP_NO_NODE },
+	[FUSE_FORGET] = { op_forget, OP_NO_NODE },
+	[FUSE_BATCH_FORGET] = { op_batch_forget, OP_NO_NODE },
+	[FUSE_INTERRUPT] = { op_no_reply, OP_NO_NODE },
+	[FUSE_DESTROY] = { op_ok, OP_NO_NODE },
+	[FUSE_LOOKUP] = { op_lookup },
+	[FUSE_GETATTR] = { op_getattr },
+	[FUSE_SETATTR] = { op_setattr, OP_CHANGES },
+	[FUSE_READLINK] = { op_readlink },
+	[FUSE_SYMLINK] = { op_symlink, OP_CHANGES },
+	[FUSE_MKNOD] = { op_mknod, OP_CHANGES },
+	[FUSE_MKDIR] = { op_mkdir, OP_CHANGES },
+	[FUSE_LINK] = { op_link, OP_CHANGES },
+	[FUSE_CREATE] = { op_create, OP_CHANGES },
+	[FUSE_UNLINK] = { op_remove },
+	[FUSE_RMDIR] = { op_remove },
+	[FUSE_RENAME] = { op_rename },
+	[FUSE_RENAME2] = { op_rename },
+	[FUSE_OPEN] = { op_open },
+	[FUSE_READ] = { op_read },
+	[FUSE_WRITE] = { op_write },
+	[FUSE_STATFS] = { op_statfs },
+	[FUSE_RELEASE] = { op_release },
+	[FUSE_FLUSH] = { op_ok },
+	[FUSE_FSYNC] = { op_fsync },
+	[FUSE_SETXATTR] = { op_xattr, OP_CHANGES },
+	[FUSE_REMOVEXATTR] = { op_xattr, OP_CHANGES },
+	[FUSE_GETXATTR] = { op_xattr },
+	[FUSE_LISTXATTR] = { op_xattr },
+	[FUSE_OPENDIR] = { op_opendir },
+	[FUSE_READDIR] = { op_readdir },
+	[FUSE_RELEASEDIR] = { op_releasedir },
+	[FUSE_FSYNCDIR] = { op_ok },
+	[FUSE_ACCESS] = { op_access },
+	[FUSE_FALLOCATE] = { op_fallocate },
+	[FUSE_LSEEK] = { op_lseek },
+};
+
 static int dispatch(struct server *s, struct fuse_in_header *h, void *arg, size_t arglen)
 {
+	const struct op_handler *op = h->opcode < OP_TABLE_SIZE ? &op_table[h->opcode] : NULL;
 	struct node *n;
 
-	switch (h->opcode) {
-	case FUSE_INIT: {
-		int rc = do_init(s, h, arg);
-
-		if (s->cfg->ready_fd >= 0) {
-			(void)!write(s->cfg->ready_fd, "r", 1);
-			close(s->cfg->ready_fd);
-			s->cfg->ready_fd = -1;
-		}
-		return rc;
-	}
-	case FUSE_FORGET:
-		node_forget(s, h->nodeid, ((struct fuse_forget_in *)arg)->nlookup);
-		return 0;
-	case FUSE_BATCH_FORGET: {
-		const struct fuse_batch_forget_in *in = arg;
-		const struct fuse_forget_one *one = (const void *)(in + 1);
-
-		for (uint32_t i = 0; i < in->count && (i + 1) * sizeof(*one) + sizeof(*in) <= arglen; i++)
-			node_forget(s, one[i].nodeid, one[i].nlookup);
-		return 0;
-	}
-	case FUSE_INTERRUPT:
-		return 0;
-	case FUSE_DESTROY:
-		return reply_err(s, h->unique, 0);
-	}
-
+	if (op && (op->flags & OP_NO_NODE))
+		return op->fn(s, h, NULL, arg, arglen);
 	n = node_by_id(s, h->nodeid);
 	if (!n)
 		return reply_err(s, h->unique, ESTALE);
-	switch (h->opcode) {
-	case FUSE_LOOKUP: {
-		char *path = child_path(n, arg);
-		int rc;
-
-		if (!path)
-			return reply_err(s, h->unique, ENOENT);
-		rc = reply_entry(s, h->unique, path, false);
-		free(path);
-		return rc;
-	}
-	case FUSE_GETATTR:
-		return do_getattr(s, h, n, arg);
-	case FUSE_SETATTR:
-		if (names_frozen(s))
-			return reply_err(s, h->unique, EPERM);
-		return do_setattr(s, h, n, arg);
-	case FUSE_READLINK:
-		return do_readlink(s, h, n);
-	case FUSE_SYMLINK:
-	case FUSE_MKNOD:
-	case FUSE_MKDIR:
-	case FUSE_LINK:
-	case FUSE_CREATE:
-		return do_make(s, h, n, arg, arglen);
-	case FUSE_UNLINK:
-	case FUSE_RMDIR:
-		return do_remove(s, h, n, arg);
-	case FUSE_RENAME:
-	case FUSE_RENAME2:
-		return do_rename(s, h, n, arg);
-	case FUSE_OPEN:
-		return do_open(s, h, n, arg);
-	case FUSE_READ:
-		return do_read(s, h, arg);
-	case FUSE_WRITE:
-		return do_write(s, h, arg);
-	case FUSE_STATFS:
-		return do_statfs(s, h);
-	case FUSE_RELEASE:
-		close((int)((struct fuse_release_in *)arg)->fh);
-		return reply_err(s, h->unique, 0);
-	case FUSE_FLUSH:
-		return reply_err(s, h->unique, 0);
-	case FUSE_FSYNC: {
-		const struct fuse_fsync_in *in = arg;
-		int rc = in->fsync_flags & 1 ? fdatasync((int)in->fh) : fsync((int)in->fh);
-
-		return reply_err(s, h->unique, rc ? errno : 0);
-	}
-	case FUSE_SETXATTR:
-	case FUSE_REMOVEXATTR:
-		if (names_frozen(s))
-			return reply_err(s, h->unique, EPERM);
-		/* fallthrough */
-	case FUSE_GETXATTR:
-	case FUSE_LISTXATTR:
-		return do_xattr(s, h, n, arg);
-	case FUSE_OPENDIR:
-		return do_opendir(s, h, n);
-	case FUSE_READDIR:
-		return do_readdir(s, h, arg);
-	case FUSE_RELEASEDIR: {
-		struct dirh *dh = (struct dirh *)(uintptr_t)((struct fuse_release_in *)arg)->fh;
-
-		if (dh) {
-			closedir(dh->d);
-			free(dh);
-		}
-		return reply_err(s, h->unique, 0);
-	}
-	case FUSE_FSYNCDIR:
-		return reply_err(s, h->unique, 0);
-	case FUSE_ACCESS: {
-		const struct fuse_access_in *in = arg;
-
-		if (faccessat(s->cfg->back_fd, rel(n->path), in->mask, AT_EACCESS))
-			return reply_err(s, h->unique, errno);
-		return reply_err(s, h->unique, 0);
-	}
-	case FUSE_FALLOCATE: {
-		const struct fuse_fallocate_in *in = arg;
-
-		if (fallocate((int)in->fh, in->mode, in->offset, in->length))
-			return reply_err(s, h->unique, errno);
-		return reply_err(s, h->unique, 0);
-	}
-	case FUSE_LSEEK: {
-		const struct fuse_lseek_in *in = arg;
-		struct fuse_lseek_out o;
-		off_t off = lseek((int)in->fh, in->offset, in->whence);
-
-		if (off < 0)
-			return reply_err(s, h->unique, errno);
-		o.offset = off;
-		return reply(s, h->unique, 0, &o, sizeof(o));
-	}
-	default:
+	if (!op || !op->fn)
 		return reply_err(s, h->unique, ENOSYS);
-	}
+	if ((op->flags & OP_CHANGES) && names_frozen(s))
+		return reply_err(s, h->unique, EPERM);
+	return op->fn(s, h, n, arg, arglen);
 }
 
 int server_run(struct server_cfg *cfg)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fusebpfctl.h"
+#include "json.h"
 #include "state.h"
 
 void escape_path(const char *path, char *buf, size_t cap)

@@ -17,47 +17,8 @@
 #include <sys/types.h>
 
 #include "json.h"
+#include "model.h"
 
-/* --- filters (filter.c) -------------------------------------------------------- */
-/* The built-in filters' names, NULL-terminated. */
-extern const char *const builtin_filters[];
-bool is_builtin(const char *name);
-/* A pinned object of a loaded filter ("prog" or a map name): fd or -errno. */
-int filter_obj_fd(const char *name, const char *obj);
-bool filter_loaded(const char *name);
-/* Names of the loaded filters (directories in the pin dir), sorted; malloc'd. */
-int filter_names(char (**names)[NAME_LEN]);
-int filter_describe(const char *name, struct filter_desc *f);
-/* How many live mounts of ours use the filter. */
-int filter_mount_count(const char *name);
-/*
- * A loaded filter's metadata (<state dir>/filters/NAME.json): its kind, its
- * object's path ("" for embedded built-ins) and the configuration file that
- * loaded it ("" when loaded by hand); NULL buffers are skipped. 0 or -errno.
- */
-int filter_meta(const char *name, char *kind, size_t kcap, char *source, size_t scap,
-		char *config, size_t ccap);
-
-/* Record the configuration file a filter now comes from (apply). */
-int filter_set_config(const char *name, const char *config);
-
-/* --- load and unload, the caller holding the state lock (load.c) ------------- */
-struct policy_change;
-/* Load FILTER as name with the changes; config: the file it came from, or NULL.
- * 0, or -1 with the error printed. */
-int load_filter(const char *filter, const char *name, const struct policy_change *changes,
-		int nchanges, const char *config);
-int unload_filter(const char *name);
-/* The policies a built-in runs after load (FUSEBPF_POLICY_*; 0 for stats, files). */
-uint32_t builtin_policies(const char *kind);
-/*
- * Whether a filter of this kind runs its latency postfilter after load: yes
- * for stats (latency is what it is for) and filter files (as they were
- * built), no for the policy filters, which then cost one BPF run per op.
- */
-bool builtin_postfilter(const char *kind);
-
-/* --- mounts (state.c) ---------------------------------------------------------- */
 /* "/mnt/a b" -> "%2Fmnt%2Fa%20b": every byte but [A-Za-z0-9._-] as %XX. */
 void escape_path(const char *path, char *buf, size_t cap);
 void mount_rec_path(const char *mountpoint, const char *ext, char *buf, size_t cap);

@@ -6,6 +6,7 @@
 
 #include "fusebpfctl.h"
 #include "json.h"
+#include "stats.h"
 
 #define FIELD(s, i) (*(uint64_t *)((char *)(s) + fusebpf_stats_fields[i].offset))
 #define CFIELD(s, i) (*(const uint64_t *)((const char *)(s) + fusebpf_stats_fields[i].offset))

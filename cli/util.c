@@ -19,6 +19,7 @@
 #include "fusebpf_loader.h"
 #include "fusebpfctl.h"
 #include "json.h"
+#include "test_seams.h"
 
 struct cli_opts opts = {
 	.pin_dir = DEFAULT_PIN_DIR,
@@ -34,8 +35,6 @@ int fail(int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	if (err < 0)
-		err = -err;
 	if (err)
 		fprintf(stderr, "fusebpfctl: %s: %s\n", what, strerror(err));
 	else
@@ -109,6 +108,19 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 void cli_setup_libbpf_log(void)
 {
 	libbpf_set_print(libbpf_print);
+}
+
+void *array_add(void *arr, int *n, size_t size)
+{
+	void **pv = arr;
+	char *v = realloc(*pv, (*n + 1) * size);
+
+	if (!v)
+		return NULL;
+	*pv = v;
+	v += (*n)++ * size;
+	memset(v, 0, size);
+	return v;
 }
 
 int parse_cmd_opts(int argc, char **argv, const char *shortopts, const struct option *longopts,
@@ -221,7 +233,7 @@ int ensure_pin_dir(void)
 	}
 	err = mkdir_p(opts.pin_dir, 0700);
 	if (err) {
-		fail(err, "create %s", opts.pin_dir);
+		fail(-err, "create %s", opts.pin_dir);
 		return err;
 	}
 	return 0;
@@ -273,10 +285,9 @@ ssize_t read_small(const char *path, char *buf, size_t cap)
 
 bool fuse_bpf_supported(void)
 {
-	const char *force = getenv("FUSEBPF_FORCE_NO_FUSE_BPF");
 	char buf[64];
 
-	if (force && *force == '1')
+	if (test_seam_no_fuse_bpf())
 		return false;
 	if (read_small(SYSFS_FEATURE, buf, sizeof(buf)) < 0)
 		return false;

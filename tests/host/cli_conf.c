@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apply.h"
 #include "conf.h"
+#include "policy_diff.h"
 #include "fusebpfctl.h"
 #include "tap.h"
 
@@ -533,6 +535,52 @@ out:
 	return ret;
 }
 
+/*
+ * A configured filter object must be a regular BPF object file: a missing
+ * one is reported with stat()'s errno (st_mode is not read after a failed
+ * stat()), a directory as not a file, anything else as not a BPF object.
+ */
+static int t_object_checks(void)
+{
+	static const struct {
+		const char *filter, *want;
+	} cases[] = {
+		{ "/nonexistent/dir/x.bpf.o", "filter object /nonexistent/dir/x.bpf.o: No such file" },
+		{ "/tmp", "filter object /tmp: not a file" },
+		{ NULL, NULL },	/* obj, made below: a file that is no ELF */
+	};
+	char text[512], obj[] = "/tmp/cli_conf_obj.XXXXXX";
+	struct conf c = { .quiet = true };
+	int ret = TAP_FAIL, fd = mkstemp(obj);
+
+	EXPECT(fd >= 0 && write(fd, "not elf", 7) == 7);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *filter = cases[i].want ? cases[i].filter : obj;
+
+		memset(&c, 0, sizeof(c));
+		c.quiet = true;
+		snprintf(text, sizeof(text), "[x]\nfilter = %s\nhide = a\n", filter);
+		conf_parse(&c, "t.conf", text);
+		EXPECT(c.nerrors == 0 && c.n == 1 && !strcmp(c.f[0].kind, "file"), "%s", c.first_error);
+		apply_check_object(&c, &c.f[0]);
+		EXPECT(c.nerrors == 1, "%s: %d errors", filter, c.nerrors);
+		if (cases[i].want)
+			EXPECT(strstr(c.first_error, cases[i].want), "%s", c.first_error);
+		else
+			EXPECT(strstr(c.first_error, "is not a usable BPF object"), "%s", c.first_error);
+		EXPECT(!strncmp(c.first_error, "t.conf:1: ", 10), "%s", c.first_error);
+		conf_free(&c);
+	}
+	ret = TAP_OK;
+out:
+	conf_free(&c);
+	if (fd >= 0) {
+		close(fd);
+		unlink(obj);
+	}
+	return ret;
+}
+
 static const struct tap_case cases[] = {
 	{ "parse_good", t_parse_good },
 	{ "parse_errors_with_lines", t_parse_errors },
@@ -543,6 +591,7 @@ static const struct tap_case cases[] = {
 	{ "except_and_events_keys", t_except_events },
 	{ "except_and_events_errors", t_except_events_errors },
 	{ "policy_diff_except_events", t_diff_except_events },
+	{ "filter_object_checks", t_object_checks },
 };
 
 TAP_MAIN("cli_conf", cases)

@@ -1,12 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Audit events as text and JSON, and latency histograms: what fusebpfctl prints. */
 #define _GNU_SOURCE
+#include <bpf/bpf.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "events_fmt.h"
 #include "fusebpfctl.h"
 #include "json.h"
+#include "ringbuf.h"
+#include "stats.h"
 #include "tap.h"
 
 static struct fusebpf_event sample(void)
@@ -199,12 +205,69 @@ out:
 	return ret;
 }
 
+static int no_sample(void *ctx, void *data, size_t size)
+{
+	(void)ctx, (void)data, (void)size;
+	return 0;
+}
+
+/* How many mappings this process has (a ring buffer manager maps each ring). */
+static int mappings(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0, c;
+
+	if (!f)
+		return -1;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+/*
+ * events over several filters: when a later ring cannot be added, the
+ * manager and the rings already in it are freed (not lost), and the
+ * failing one is named.
+ */
+static int t_ring_open_failure(void)
+{
+	int fds[3] = { -1, -1, -1 }, failed = -1, before, ret = TAP_FAIL;
+	void *ctxs[3] = { NULL, NULL, NULL };
+	struct ring_buffer *rb;
+
+	fds[0] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "r0", 0, 0, 4096, NULL);
+	fds[1] = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "r1", 0, 0, 4096, NULL);
+	fds[2] = bpf_map_create(BPF_MAP_TYPE_ARRAY, "not_a_ring", 4, 4, 1, NULL);
+	if (fds[0] < 0 || fds[1] < 0 || fds[2] < 0) {
+		tap_skip_why("cannot create BPF maps here: %s", strerror(errno));
+		ret = TAP_SKIP;
+		goto out;
+	}
+	/* Two good rings: one manager. */
+	rb = ringbuf_open_all(fds, 2, no_sample, ctxs, &failed);
+	EXPECT(rb, "%s", strerror(errno));
+	ring_buffer__free(rb);
+	before = mappings();
+	rb = ringbuf_open_all(fds, 3, no_sample, ctxs, &failed);
+	EXPECT(!rb && failed == 2 && errno, "rb %p, failed %d", (void *)rb, failed);
+	EXPECT(mappings() == before, "%d mappings before, %d after: the rings were lost",
+	       before, mappings());
+	ret = TAP_OK;
+out:
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return ret;
+}
+
 static const struct tap_case cases[] = {
 	{ "event_line", t_line },
 	{ "event_escaping", t_escaping },
 	{ "event_json_shape", t_json_shape },
 	{ "hist_math", t_hist_math },
 	{ "hist_print_and_json", t_hist_print },
+	{ "ring_open_failure_frees", t_ring_open_failure },
 };
 
 TAP_MAIN("cli_events", cases)

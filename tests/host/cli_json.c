@@ -7,6 +7,7 @@
 
 #include "fusebpfctl.h"
 #include "json.h"
+#include "stats.h"
 #include "tap.h"
 
 /* o's keys are exactly keys (comma-separated, in this order). */

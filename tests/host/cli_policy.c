@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Policy parsing of fusebpfctl: names, patterns, modes, ids, the policy commands. */
+/* Policy parsing of fusebpfctl: names, patterns, modes, ids, the policy commands, the vocabulary. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conf.h"
 #include "fusebpfctl.h"
 #include "policy.h"
 #include "policy_cmds.h"
+#include "policy_vocab.h"
 #include "tap.h"
 
 static int t_name_keys(void)
@@ -221,6 +223,79 @@ out:
 	return ret;
 }
 
+static bool same_change(const struct policy_change *a, const struct policy_change *b)
+{
+	return a->op == b->op && a->pat_kind == b->pat_kind && !strcmp(a->name, b->name) &&
+	       a->val == b->val && a->id_kind == b->id_kind && a->mask == b->mask &&
+	       !memcmp(&a->rule, &b->rule, sizeof(a->rule));
+}
+
+/*
+ * One vocabulary: a configuration line and the policy command that sets the
+ * same thing make the same change, and every key of the table parses.
+ */
+static int t_one_vocabulary(void)
+{
+	static const struct {
+		const char *line;	/* in a [x] section of a fusebpf filter */
+		const char *cmd, *args[6];
+	} same[] = {
+		{ "hide = a.txt", "hide", { "x", "add", "a.txt" } },
+		{ "hide-suffix = .bak", "hide", { "x", "add", "--suffix", ".bak" } },
+		{ "hide-errno = EPERM", "hide", { "x", "errno", "EPERM" } },
+		{ "hide-except-uid = 1000", "hide", { "x", "except-uid", "add", "1000" } },
+		{ "deny-except-gid = 0", "deny", { "x", "except-gid", "add", "0" } },
+		{ "deny-errno = EACCES", "deny", { "x", "errno", "EACCES" } },
+		{ "allow = scratch", "deny", { "x", "allow", "scratch" } },
+		{ "policies = hide,denywrite", "policy", { "x", "policies", "hide,denywrite" } },
+		{ "events-rate = 25", "policy", { "x", "events-rate", "25" } },
+		{ "events-readdir = yes", "policy", { "x", "events-readdir", "on" } },
+	};
+	struct policy_change *v = NULL, c;
+	struct conf cf = { .quiet = true };
+	const struct conf_filter *f;
+	char text[256], why[256];
+	int ret = TAP_FAIL, n;
+	const char *filter;
+
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		char *argv[8] = { (char *)same[i].cmd };
+		int argc = 1;
+		bool found = false;
+
+		while (argc < 7 && same[i].args[argc - 1])
+			argv[argc] = (char *)same[i].args[argc - 1], argc++;
+		EXPECT(policy_cmd_parse(same[i].cmd, argc, argv, &filter, &v, &n) == 0 && n == 1,
+		       "%s", same[i].line);
+		memset(&cf, 0, sizeof(cf));
+		cf.quiet = true;
+		snprintf(text, sizeof(text), "[x]\nfilter = fusebpf\n%s\n", same[i].line);
+		conf_parse(&cf, "t.conf", text);
+		EXPECT(cf.nerrors == 0 && (f = conf_find(&cf, "x")), "%s", cf.first_error);
+		for (int j = 0; j < f->nset; j++)
+			found |= same_change(&f->set[j], &v[0]);
+		EXPECT(found, "'%s' and the %s command differ", same[i].line, same[i].cmd);
+		conf_free(&cf);
+		free(v);
+		v = NULL;
+	}
+	for (size_t i = 0; i < policy_nkeys; i++) {
+		const struct policy_key *k = &policy_keys[i];
+		const char *val = k->value == PV_NAME ? "n" : k->value == PV_BOOL ? "on" :
+				  k->value == PV_ERRNO ? "EROFS" : k->value == PV_MODE ? "+0111" :
+				  k->value == PV_POLICIES ? "hide" : "1";
+
+		EXPECT(policy_key_find(k->key) == k && k->maps, "%s", k->key);
+		EXPECT(policy_key_value(k, k->key, val, SYNTAX_CLI, &c, why, sizeof(why)) == 0 &&
+		       c.op == k->op, "%s = %s: %s", k->key, val, why);
+	}
+	ret = TAP_OK;
+out:
+	conf_free(&cf);
+	free(v);
+	return ret;
+}
+
 static const struct tap_case cases[] = {
 	{ "except_and_events_commands", t_except_and_events },
 	{ "name_keys", t_name_keys },
@@ -228,6 +303,7 @@ static const struct tap_case cases[] = {
 	{ "mode_specs", t_modes },
 	{ "ids_and_policy_lists", t_ids_and_lists },
 	{ "policy_commands", t_policy_commands },
+	{ "one_vocabulary", t_one_vocabulary },
 };
 
 TAP_MAIN("cli_policy", cases)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Per-CPU summing, deltas, active rows, totals and the stats table. */
+/* Per-CPU summing, deltas, active rows, totals, the stats table and the sampling loop. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +7,8 @@
 
 #include "fusebpfctl.h"
 #include "json.h"
+#include "stats.h"
+#include "stats_sample.h"
 #include "tap.h"
 
 static int t_sum_percpu(void)
@@ -125,11 +127,91 @@ out:
 	return ret;
 }
 
+/* A fake filter for the sampling loop: its maps are counted reads and zeroings. */
+static struct {
+	int reads, zero_stats, zero_hist, zero_other;
+	char order[16];		/* r: read, s: counters zeroed, h: histograms zeroed */
+	int norder;
+} io_log;
+static volatile sig_atomic_t no_interrupt;
+
+static int fake_read(const struct stats_view *v, const struct stats_src *s, void *all)
+{
+	(void)s;
+	memset(all, 0, v->size * FUSEBPF_STATS_MAX_OPS);
+	io_log.reads++;
+	if (io_log.norder < 15)
+		io_log.order[io_log.norder++] = 'r';
+	return 0;
+}
+
+static int fake_zero(const char *name, const char *map, size_t size)
+{
+	(void)name;
+	if (!strcmp(map, FUSEBPF_MAP_STATS) && size == sizeof(struct fusebpf_op_stats))
+		io_log.zero_stats++;
+	else if (!strcmp(map, FUSEBPF_MAP_HIST) && size == sizeof(struct fusebpf_lat_hist))
+		io_log.zero_hist++;
+	else
+		io_log.zero_other++;
+	if (io_log.norder < 15)
+		io_log.order[io_log.norder++] = !strcmp(map, FUSEBPF_MAP_STATS) ? 's' : 'h';
+	return 0;
+}
+
+static int fake_sleep(double s)
+{
+	(void)s;
+	return 0;
+}
+
+static const struct stats_io fake_io = {
+	.read = fake_read, .zero = fake_zero, .sleep = fake_sleep, .interrupted = &no_interrupt,
+};
+
+/*
+ * --reset zeroes the counters and the histograms together, in both views
+ * and with or without -i: stats --hist -i N --reset once zeroed only the
+ * histograms, so that the counters' lat_count no longer matched them.
+ */
+static int t_reset_zeroes_both(void)
+{
+	const struct stats_view *views[] = { &stats_view_table, &stats_view_hist };
+	struct fusebpf_lat_hist prev[FUSEBPF_STATS_MAX_OPS];
+	struct stats_src src = { .name = "f", .fd = -1, .prev = prev };
+	int ret = TAP_FAIL;
+
+	for (int vi = 0; vi < 2; vi++)
+		for (int with_interval = 0; with_interval < 2; with_interval++) {
+			struct stats_run r = { .interval = with_interval ? 1 : 0, .count = 2,
+					       .reset = true, .opcode = -1 };
+
+			memset(&io_log, 0, sizeof(io_log));
+			EXPECT(stats_sample(views[vi], &fake_io, &src, 1, &r) == 0);
+			EXPECT(io_log.zero_stats == 1 && io_log.zero_hist == 1 && !io_log.zero_other,
+			       "%s view, interval %d: counters zeroed %d times, histograms %d, "
+			       "other %d", vi ? "hist" : "table", with_interval, io_log.zero_stats,
+			       io_log.zero_hist, io_log.zero_other);
+			/* -i: zeroed after the first read, then two samples; else after printing */
+			EXPECT(!strcmp(io_log.order, with_interval ? "rshrr" : "rsh"), "order %s",
+			       io_log.order);
+		}
+	/* Without --reset nothing is zeroed. */
+	memset(&io_log, 0, sizeof(io_log));
+	EXPECT(stats_sample(&stats_view_hist, &fake_io, &src, 1,
+			    &(struct stats_run){ .interval = 1, .count = 1, .opcode = -1 }) == 0);
+	EXPECT(!io_log.zero_stats && !io_log.zero_hist && io_log.reads == 2);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
 static const struct tap_case cases[] = {
 	{ "sum_over_cpus", t_sum_percpu },
 	{ "delta", t_delta },
 	{ "active_rows_and_totals", t_active_rows_and_totals },
 	{ "table", t_table },
+	{ "reset_zeroes_counters_and_histograms", t_reset_zeroes_both },
 };
 
 TAP_MAIN("cli_stats", cases)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include "tfuse.h"
+#include "../../cli/fuse_attr.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -229,23 +230,7 @@ void tfuse_stop(const char *mnt, pid_t server)
 
 void tfuse_attr_from_stat(const struct stat *st, struct fuse_attr *attr)
 {
-	*attr = (struct fuse_attr){
-		.ino = st->st_ino,
-		.size = st->st_size,
-		.blocks = st->st_blocks,
-		.atime = st->st_atim.tv_sec,
-		.mtime = st->st_mtim.tv_sec,
-		.ctime = st->st_ctim.tv_sec,
-		.atimensec = st->st_atim.tv_nsec,
-		.mtimensec = st->st_mtim.tv_nsec,
-		.ctimensec = st->st_ctim.tv_nsec,
-		.mode = st->st_mode,
-		.nlink = st->st_nlink,
-		.uid = st->st_uid,
-		.gid = st->st_gid,
-		.rdev = st->st_rdev,
-		.blksize = st->st_blksize,
-	};
+	fuse_attr_from_stat(st, attr);
 }
 
 int tfuse_attr_from_path(const char *path, struct fuse_attr *attr)
