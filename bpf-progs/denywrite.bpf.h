@@ -17,7 +17,8 @@
  * writing is always denied.
  *
  * Callers whose uid or gid fusebpf_except lists for denywrite may write;
- * each refusal is reported (events.h).
+ * each refusal is reported (events.h). In audit mode (FUSEBPF_CFG_AUDIT)
+ * nothing is refused: what would have been is counted and reported.
  */
 #ifndef FUSEBPF_DENYWRITE_BPF_H
 #define FUSEBPF_DENYWRITE_BPF_H
@@ -31,17 +32,27 @@ struct {
 	__type(value, __u32);
 } deny_allow SEC(".maps");
 
-/* A refusal, unless the caller is excepted (then 0: go on). */
+/*
+ * A refusal, unless the caller is excepted (then 0: go on). In audit mode
+ * the refusal is counted and reported as one that would have been, and the
+ * op goes on.
+ */
 static __always_inline int deny_verdict(struct fuse_bpf_ctx *ctx)
 {
-	long err = fusebpf_cfg().deny_errno;
+	struct fusebpf_config cfg = fusebpf_cfg();
+	int name_arg = fusebpf_entry_name_arg(fusebpf_op(ctx));
+	long err = cfg.deny_errno;
 
 	if (fusebpf_excepted(FUSEBPF_POLICY_DENYWRITE))
 		return 0;
-	fusebpf_count(ctx, denied);
 	err = err > 0 && err < 4096 ? err : EROFS;
-	fusebpf_report(ctx, FUSEBPF_EV(DENYWRITE, DENIED), err,
-		       fusebpf_entry_name_arg(fusebpf_op(ctx)));
+	if (cfg.flags & FUSEBPF_CFG_AUDIT) {
+		fusebpf_count(ctx, would_deny);
+		fusebpf_report(ctx, FUSEBPF_EV(DENYWRITE, WOULD_DENY), err, name_arg);
+		return 0;
+	}
+	fusebpf_count(ctx, denied);
+	fusebpf_report(ctx, FUSEBPF_EV(DENYWRITE, DENIED), err, name_arg);
 	return -err;
 }
 

@@ -62,6 +62,8 @@ struct fusebpf_op_stats {
 	__u64 lat_ns_sum;	/* sum of prefilter-to-postfilter times, ns */
 	__u64 lat_count;	/* number of times summed in lat_ns_sum */
 	__u64 lat_ns_max;	/* largest such time on this CPU (user space: max, not sum) */
+	__u64 would_deny;	/* ops a policy in audit mode would have failed (FUSEBPF_CFG_AUDIT) */
+	__u64 would_hide;	/* names it would have hidden (LOOKUPs, READDIR entries, ...) */
 };
 
 /*
@@ -110,6 +112,15 @@ struct fusebpf_lat_hist {
 #define FUSEBPF_CFG_NO_EVENTS		(1u << 1)
 /* Also report READDIR entries that hide drops (one event per entry). */
 #define FUSEBPF_CFG_EV_READDIR		(1u << 2)
+/*
+ * Audit mode: hide and denywrite enforce nothing. Where they would refuse or
+ * hide, they count it (would_deny, would_hide), report it (verdicts
+ * FUSEBPF_EV_WOULD_DENY, _WOULD_HIDE) and let the op through. Read only on
+ * that path, so an enforcing policy's ops cost what they did. A hidden name
+ * a LOOKUP finds in this mode gets an entry timeout of 0, as for an excepted
+ * caller: once the policy enforces again, the next walk asks again.
+ */
+#define FUSEBPF_CFG_AUDIT		(1u << 3)
 
 /* hide_flags */
 #define FUSEBPF_HIDE_DOTFILES		(1u << 0)	/* hide every name starting with '.' */
@@ -218,7 +229,8 @@ struct fusebpf_attr_rule {
  * fusebpf_events (RINGBUF): one struct fusebpf_event per refusal (an op
  * failed by a policy's prefilter) or hiding (a LOOKUP, UNLINK, RMDIR or
  * rename of a hidden name; a READDIR entry dropped, with
- * FUSEBPF_CFG_EV_READDIR), unless FUSEBPF_CFG_NO_EVENTS. Only the refusal
+ * FUSEBPF_CFG_EV_READDIR), or in audit mode per refusal or hiding that
+ * would have been, unless FUSEBPF_CFG_NO_EVENTS. Only the refusal
  * path pays for it. A token bucket in fusebpf_evlimit (ev_rate per second,
  * ev_burst at most) bounds the rate; what it refuses is counted in
  * dropped_rate, what the full ring refuses in dropped_full.
@@ -231,6 +243,10 @@ struct fusebpf_attr_rule {
 enum fusebpf_ev_verdict {
 	FUSEBPF_EV_DENIED = 1,	/* the op failed with err */
 	FUSEBPF_EV_HIDDEN = 2,	/* the name was absent (err ENOENT; 0 for a READDIR entry) */
+	/* Audit mode (FUSEBPF_CFG_AUDIT): what the policy would have done; err is the
+	 * errno the caller would have got, and the op went ahead. */
+	FUSEBPF_EV_WOULD_DENY = 3,
+	FUSEBPF_EV_WOULD_HIDE = 4,
 };
 
 struct fusebpf_event {
@@ -295,6 +311,8 @@ __attribute__((unused)) static const struct fusebpf_stats_field fusebpf_stats_fi
 	{ "lat_ns_sum", offsetof(struct fusebpf_op_stats, lat_ns_sum), 0 },
 	{ "lat_count", offsetof(struct fusebpf_op_stats, lat_count), 0 },
 	{ "lat_ns_max", offsetof(struct fusebpf_op_stats, lat_ns_max), 1 },
+	{ "would_deny", offsetof(struct fusebpf_op_stats, would_deny), 0 },
+	{ "would_hide", offsetof(struct fusebpf_op_stats, would_hide), 0 },
 };
 
 #define FUSEBPF_STATS_NFIELDS (sizeof(fusebpf_stats_fields) / sizeof(fusebpf_stats_fields[0]))

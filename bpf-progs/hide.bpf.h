@@ -18,7 +18,10 @@
  * (the LOOKUP postfilter's entry_valid), so that the next walk through it
  * looks it up again for whoever walks, instead of serving the excepted
  * caller's verdict from the dentry cache. Each refusal and hiding is
- * reported (events.h).
+ * reported (events.h). In audit mode (FUSEBPF_CFG_AUDIT) nothing is hidden
+ * or refused: what would have been is counted and reported, and hidden
+ * names a LOOKUP finds get the same timeout of 0, so that enforcing again
+ * takes effect at the next walk.
  */
 #ifndef FUSEBPF_HIDE_BPF_H
 #define FUSEBPF_HIDE_BPF_H
@@ -77,22 +80,56 @@ static __always_inline bool hide_applies(const struct fusebpf_name *n, long len)
 	return hide_is_hidden(n, len) && !fusebpf_excepted(FUSEBPF_POLICY_HIDE);
 }
 
-/* Prefilter: 0 (go on) or a negative errno. */
+/* Audit mode: the hiding or refusal that would have been, counted and reported. */
+static __always_inline bool hide_audit(void)
+{
+	return fusebpf_cfg().flags & FUSEBPF_CFG_AUDIT;
+}
+
+/* LOOKUP, UNLINK, RMDIR of a hidden name (in arg): ENOENT, or 0 in audit mode. */
+static __always_inline int hide_absent(struct fuse_bpf_ctx *ctx, int arg)
+{
+	if (hide_audit()) {
+		fusebpf_count(ctx, would_hide);
+		fusebpf_report(ctx, FUSEBPF_EV(HIDE, WOULD_HIDE), ENOENT, arg);
+		/* LOOKUP: hide_post() keeps the name out of the dentry cache */
+		return fusebpf_op(ctx) == FUSE_LOOKUP ? FUSE_BPF_POST_FILTER : 0;
+	}
+	fusebpf_count(ctx, hidden);
+	fusebpf_report(ctx, FUSEBPF_EV(HIDE, HIDDEN), ENOENT, arg);
+	return -ENOENT;
+}
+
+/* Creating, linking or renaming onto a hidden name: hide_errno, or 0 in audit mode. */
+static __always_inline int hide_refuse(struct fuse_bpf_ctx *ctx, int arg)
+{
+	long err = fusebpf_cfg().hide_errno;
+
+	err = err > 0 && err < 4096 ? err : EACCES;
+	if (hide_audit()) {
+		fusebpf_count(ctx, would_deny);
+		fusebpf_report(ctx, FUSEBPF_EV(HIDE, WOULD_DENY), err, arg);
+		return 0;
+	}
+	fusebpf_count(ctx, denied);
+	fusebpf_report(ctx, FUSEBPF_EV(HIDE, DENIED), err, arg);
+	return -err;
+}
+
+/* Prefilter: 0 (go on), FUSE_BPF_POST_FILTER (a LOOKUP to time out) or a negative errno. */
 static __noinline __attribute__((unused)) int hide_pre(struct fuse_bpf_ctx *ctx)
 {
 	int arg = fusebpf_entry_name_arg(fusebpf_op(ctx));
 	struct fusebpf_name n;
-	long len, err;
+	long len;
+	int v;
 
 	if (arg < 0)
 		return 0;
 	if (arg == 2) {		/* RENAME: from a hidden name */
 		len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(1), &n);
-		if (hide_applies(&n, len)) {
-			fusebpf_count(ctx, hidden);
-			fusebpf_report(ctx, FUSEBPF_EV(HIDE, HIDDEN), ENOENT, 1);
-			return -ENOENT;
-		}
+		if (hide_applies(&n, len) && (v = hide_absent(ctx, 1)) < 0)
+			return v;
 	}
 	len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(arg), &n);
 	if (!hide_is_hidden(&n, len))
@@ -104,15 +141,9 @@ static __noinline __attribute__((unused)) int hide_pre(struct fuse_bpf_ctx *ctx)
 	case FUSE_LOOKUP:
 	case FUSE_UNLINK:
 	case FUSE_RMDIR:
-		fusebpf_count(ctx, hidden);
-		fusebpf_report(ctx, FUSEBPF_EV(HIDE, HIDDEN), ENOENT, arg);
-		return -ENOENT;
+		return hide_absent(ctx, arg);
 	default:
-		fusebpf_count(ctx, denied);
-		err = fusebpf_cfg().hide_errno;
-		err = err > 0 && err < 4096 ? err : EACCES;
-		fusebpf_report(ctx, FUSEBPF_EV(HIDE, DENIED), err, arg);
-		return -err;
+		return hide_refuse(ctx, arg);
 	}
 }
 
@@ -140,31 +171,43 @@ static __noinline int hide_entry_no_cache(struct fuse_bpf_ctx *ctx)
 
 /*
  * Postfilter: a hidden name that a LOOKUP found was looked up by an
- * excepted caller (anyone else was refused); entry_valid 0 keeps its
- * dentry from serving that verdict to the next caller (kernel patch 46).
- * Only with hide exceptions, so that other filters pay nothing here.
+ * excepted caller, or in audit mode (anyone else was refused); entry_valid
+ * 0 keeps its dentry from serving that verdict to the next caller, or
+ * after the policy enforces again (kernel patch 46). Only with hide
+ * exceptions or in audit mode, so that other filters pay nothing here.
  */
 static __noinline __attribute__((unused)) int hide_post(struct fuse_bpf_ctx *ctx)
 {
+	struct fusebpf_config cfg;
+
 	if (fusebpf_op(ctx) != FUSE_LOOKUP || fusebpf_error_in(ctx) < 0)
 		return 0;
-	if (!(fusebpf_cfg().hide_flags & FUSEBPF_HIDE_EXCEPTIONS))
+	cfg = fusebpf_cfg();
+	if (!(cfg.hide_flags & FUSEBPF_HIDE_EXCEPTIONS) && !(cfg.flags & FUSEBPF_CFG_AUDIT))
 		return 0;
 	if (hide_lookup_name_hidden(ctx))
 		hide_entry_no_cache(ctx);
 	return 0;
 }
 
-/* Entry filter: 0 (keep) or FUSE_BPF_DROP_ENTRY. */
+/* Entry filter: 0 (keep: not hidden, or audit mode) or FUSE_BPF_DROP_ENTRY. */
 static __noinline __attribute__((unused)) int hide_entry(struct fuse_bpf_ctx *ctx)
 {
 	struct fusebpf_name n;
 	long len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n);
+	struct fusebpf_config cfg;
 
 	if (!hide_applies(&n, len))
 		return 0;
+	cfg = fusebpf_cfg();
+	if (cfg.flags & FUSEBPF_CFG_AUDIT) {
+		fusebpf_count(ctx, would_hide);
+		if (cfg.flags & FUSEBPF_CFG_EV_READDIR)
+			fusebpf_report(ctx, FUSEBPF_EV(HIDE, WOULD_HIDE), 0, 0);
+		return 0;
+	}
 	fusebpf_count(ctx, hidden);
-	if (fusebpf_cfg().flags & FUSEBPF_CFG_EV_READDIR)
+	if (cfg.flags & FUSEBPF_CFG_EV_READDIR)
 		fusebpf_report(ctx, FUSEBPF_EV(HIDE, HIDDEN), 0, 0);
 	return FUSE_BPF_DROP_ENTRY;
 }

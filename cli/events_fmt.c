@@ -36,6 +36,10 @@ const char *event_verdict_name(uint32_t verdict)
 		return "denied";
 	case FUSEBPF_EV_HIDDEN:
 		return "hidden";
+	case FUSEBPF_EV_WOULD_DENY:
+		return "would-deny";
+	case FUSEBPF_EV_WOULD_HIDE:
+		return "would-hide";
 	default:
 		return "unknown";
 	}

@@ -28,7 +28,7 @@ void stats_sum_percpu(const struct fusebpf_op_stats *percpu, int ncpu, struct fu
 bool stats_active(const struct fusebpf_op_stats *s)
 {
 	return s->pre || s->post || s->entries || s->denied || s->hidden || s->rewritten ||
-	       s->backing_errors || s->to_user;
+	       s->backing_errors || s->to_user || s->would_deny || s->would_hide;
 }
 
 void stats_delta(const struct fusebpf_op_stats *now, const struct fusebpf_op_stats *before,
@@ -84,7 +84,7 @@ const char *stats_op_name(unsigned int opcode, char *buf, size_t cap)
 static void print_row(FILE *out, const char *op, const struct fusebpf_op_stats *s, double interval_s)
 {
 	const uint64_t cols[] = { s->pre, s->post, s->entries, s->denied, s->hidden, s->rewritten,
-				  s->backing_errors, s->to_user };
+				  s->backing_errors, s->to_user, s->would_deny, s->would_hide };
 	double avg_us = s->lat_count ? (double)s->lat_ns_sum / s->lat_count / 1000.0 : 0;
 
 	fprintf(out, "%-16s", op);
@@ -109,8 +109,9 @@ void stats_print_table(FILE *out, const char *name, double interval_s, const str
 		fprintf(out, "%s: per second over the last %.3g s\n", name, interval_s);
 	else
 		fprintf(out, "%s:\n", name);
-	fprintf(out, "%-16s %10s %10s %10s %10s %10s %10s %10s %10s %9s %9s\n", "OP", "PRE", "POST",
-		"ENTRIES", "DENIED", "HIDDEN", "REWRITTEN", "ERRORS", "TO_USER", "AVG_US", "MAX_US");
+	fprintf(out, "%-16s %10s %10s %10s %10s %10s %10s %10s %10s %10s %10s %9s %9s\n", "OP", "PRE",
+		"POST", "ENTRIES", "DENIED", "HIDDEN", "REWRITTEN", "ERRORS", "TO_USER", "WOULD_DENY",
+		"WOULD_HIDE", "AVG_US", "MAX_US");
 	for (int i = 0; i < nrows; i++)
 		print_row(out, stats_op_name(rows[i].opcode, buf, sizeof(buf)), &rows[i].s, interval_s);
 	print_row(out, "total", totals, interval_s);

@@ -67,6 +67,35 @@ out:
 	return ret;
 }
 
+/* Audit mode's verdicts: what would have been, with the errno the caller would have got. */
+static int t_audit_verdicts(void)
+{
+	struct fusebpf_event ev = sample();
+	json_object *o = NULL, *v;
+	int ret = TAP_FAIL;
+	char buf[2048];
+
+	ev.verdict = FUSEBPF_EV_WOULD_DENY;
+	event_format(&ev, "ro", 0, false, buf, sizeof(buf));
+	EXPECT(!strcmp(buf, "ro: would-deny create \"new file\" uid=65534 gid=100 pid=42 comm=touch "
+			    "errno=EROFS policy=denywrite"), "%s", buf);
+	ev.verdict = FUSEBPF_EV_WOULD_HIDE;
+	ev.opcode = 1;
+	ev.err = 2;
+	ev.policy = FUSEBPF_POLICY_HIDE;
+	event_format(&ev, "h", 0, false, buf, sizeof(buf));
+	EXPECT(!strcmp(buf, "h: would-hide lookup \"new file\" uid=65534 gid=100 pid=42 comm=touch "
+			    "errno=ENOENT policy=hide"), "%s", buf);
+	o = json_event(&ev, "h", 0);
+	EXPECT(json_object_object_get_ex(o, "verdict", &v) &&
+	       !strcmp(json_object_get_string(v), "would-hide"));
+	EXPECT(!strcmp(event_verdict_name(99), "unknown"));
+	ret = TAP_OK;
+out:
+	json_object_put(o);
+	return ret;
+}
+
 static int t_escaping(void)
 {
 	struct fusebpf_event ev = sample();
@@ -263,6 +292,7 @@ out:
 
 static const struct tap_case cases[] = {
 	{ "event_line", t_line },
+	{ "event_audit_verdicts", t_audit_verdicts },
 	{ "event_escaping", t_escaping },
 	{ "event_json_shape", t_json_shape },
 	{ "hist_math", t_hist_math },

@@ -152,12 +152,12 @@ static int t_stats_shape(void)
 	EXPECT(json_object_array_length(ops) == 2);
 	r = json_object_array_get_idx(ops, 0);
 	EXPECT(has_keys(r, "op,opcode,pre,post,entries,denied,hidden,rewritten,backing_errors,to_user,"
-			   "lat_ns_sum,lat_count,lat_ns_max,lat_ns_avg", why, sizeof(why)), "%s", why);
+			   "lat_ns_sum,lat_count,lat_ns_max,would_deny,would_hide,lat_ns_avg", why, sizeof(why)), "%s", why);
 	EXPECT(!strcmp(json_object_get_string(json_object_object_get(r, "op")), "lookup"));
 	EXPECT(json_object_get_int64(json_object_object_get(r, "lat_ns_avg")) == 100);
 	json_object_object_get_ex(o, "totals", &t);
 	EXPECT(has_keys(t, "pre,post,entries,denied,hidden,rewritten,backing_errors,to_user,"
-			   "lat_ns_sum,lat_count,lat_ns_max,lat_ns_avg", why, sizeof(why)), "%s", why);
+			   "lat_ns_sum,lat_count,lat_ns_max,would_deny,would_hide,lat_ns_avg", why, sizeof(why)), "%s", why);
 	EXPECT(json_object_get_int64(json_object_object_get(t, "hidden")) == 7);
 	EXPECT(json_object_get_int64(json_object_object_get(t, "pre")) == 11);
 	json_object_put(o);

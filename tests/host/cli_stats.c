@@ -206,7 +206,36 @@ out:
 	return ret;
 }
 
+/* Audit mode's counts: an op that only would have been refused is active and shown. */
+static int t_audit_counts(void)
+{
+	struct fusebpf_op_stats all[FUSEBPF_STATS_MAX_OPS] = { 0 }, tot;
+	struct op_row rows[FUSEBPF_STATS_MAX_OPS];
+	char *buf = NULL;
+	size_t len = 0;
+	int ret = TAP_FAIL, n;
+	FILE *f;
+
+	all[16].would_deny = 4;
+	all[1].would_hide = 2;
+	n = stats_active_rows(all, rows);
+	EXPECT(n == 2, "%d active rows", n);
+	stats_total(rows, n, &tot);
+	EXPECT(tot.would_deny == 4 && tot.would_hide == 2);
+	f = open_memstream(&buf, &len);
+	stats_print_table(f, "audit", 0, rows, n, &tot);
+	fclose(f);
+	EXPECT(strstr(buf, " WOULD_DENY WOULD_HIDE "), "%s", buf);
+	EXPECT(strstr(buf, "\nwrite  ") && strstr(buf, "          4          0         -         -\n"),
+	       "%s", buf);
+	ret = TAP_OK;
+out:
+	free(buf);
+	return ret;
+}
+
 static const struct tap_case cases[] = {
+	{ "audit_counts", t_audit_counts },
 	{ "sum_over_cpus", t_sum_percpu },
 	{ "delta", t_delta },
 	{ "active_rows_and_totals", t_active_rows_and_totals },
