@@ -68,7 +68,7 @@ GUEST_TESTS   := foundation passthrough bpf filters cli backing server splice ve
 		 mount_flags ids_exec stress fuzz_found events mounts
 TEST_BPF      := basic
 GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
-HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats cli_events cli_conf
+HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats cli_events cli_conf cli_explain
 HOST_BINS     := $(HOST_TESTS:%=$(BUILD)/tests/host/%)
 # Host tests that are scripts: the VM harness (boots the normal kernel), the
 # systemd unit (systemd-analyze verify on the staged install).
