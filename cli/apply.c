@@ -144,6 +144,8 @@ static int config_value(const struct fusebpf_config *cfg, enum policy_op op)
 		return !(cfg->flags & FUSEBPF_CFG_NO_EVENTS);
 	case POL_EV_READDIR:
 		return !!(cfg->flags & FUSEBPF_CFG_EV_READDIR);
+	case POL_ENFORCE:
+		return !(cfg->flags & FUSEBPF_CFG_AUDIT);
 	case POL_EV_RATE:
 		return cfg->ev_rate && cfg->ev_rate <= FUSEBPF_EV_MAX ? (int)cfg->ev_rate :
 									FUSEBPF_EV_RATE_DEFAULT;
@@ -157,7 +159,7 @@ static int read_scalars(const char *name, struct policy_vec *v)
 {
 	static const enum policy_op ops[] = {
 		POL_POLICIES, POL_POSTFILTER, POL_DOTFILES, POL_HIDE_ERRNO, POL_DENY_ERRNO,
-		POL_EVENTS, POL_EV_RATE, POL_EV_BURST, POL_EV_READDIR,
+		POL_EVENTS, POL_EV_RATE, POL_EV_BURST, POL_EV_READDIR, POL_ENFORCE,
 	};
 	int fd = filter_obj_fd(name, FUSEBPF_MAP_CONFIG), err = 0;
 	struct fusebpf_config cfg;
@@ -284,6 +286,9 @@ static int policy_fresh(const struct conf_filter *f, unsigned int maps, struct p
 	p->val = FUSEBPF_EV_BURST_DEFAULT;
 	if (!(p = policy_vec_add(v, POL_EV_READDIR, 0)))
 		return -ENOMEM;
+	if (!(p = policy_vec_add(v, POL_ENFORCE, 0)))
+		return -ENOMEM;
+	p->val = 1;
 	return 0;
 }
 

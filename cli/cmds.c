@@ -23,6 +23,8 @@ const struct cli_cmd cli_cmds[] = {
 	{ "attrs", do_attrs, "attrs filter policy: mode, uid and gid rules", help_attrs },
 	{ "deny", do_deny, "denywrite filter policy: errno and allowed names", help_deny },
 	{ "policy", do_policy, "print a filter's current policy", help_policy },
+	{ "explain", do_explain, "which view, filter and rule decide a caller's access to a path",
+	  help_explain },
 	{ "apply", do_apply, "make loaded filters match /etc/fusebpf/filters.d", help_apply },
 	{ "help", do_help, "this help, or a command's", help_help },
 	{ "version", do_version, "versions and kernel support", help_version },

@@ -556,6 +556,7 @@ void conf_complete(struct conf *c, struct conf_filter *f, unsigned int maps)
 		{ POL_EV_RATE, CONF_EVENTS, FUSEBPF_EV_RATE_DEFAULT },
 		{ POL_EV_BURST, CONF_EVENTS, FUSEBPF_EV_BURST_DEFAULT },
 		{ POL_EV_READDIR, CONF_EVENTS, 0 },
+		{ POL_ENFORCE, CONF_EVENTS, 1 },
 	};
 	bool builtin = strcmp(f->kind, "file") != 0;
 	struct parse p = { .c = c, .file = f->file, .f = f };

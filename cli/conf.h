@@ -7,7 +7,7 @@
  * A filter's policy is kept as the list of changes that would set it up on a
  * fresh filter, in a canonical form: only the "set" operations (POL_POLICIES,
  * POL_POSTFILTER, POL_DOTFILES, POL_HIDE_ERRNO, POL_DENY_ERRNO, POL_EVENTS,
- * POL_EV_RATE, POL_EV_BURST, POL_EV_READDIR, POL_HIDE_ADD, POL_PATTERN_ADD,
+ * POL_EV_RATE, POL_EV_BURST, POL_EV_READDIR, POL_ENFORCE, POL_HIDE_ADD, POL_PATTERN_ADD,
  * POL_ATTR_SET, POL_ALLOW_ADD, POL_EXCEPT_ADD), one per key. An exception is
  * one POL_EXCEPT_ADD per id and policy (mask one FUSEBPF_POLICY_* bit, so
  * that each prints as one policy command); while the file's filter object is

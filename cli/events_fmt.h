@@ -13,7 +13,7 @@
 /* CLOCK_REALTIME - CLOCK_BOOTTIME now, in ns: what turns an event's time into a date. */
 int64_t events_boot_to_real_ns(void);
 int64_t event_unix_ns(const struct fusebpf_event *ev, int64_t boot_to_real_ns);
-/* "denied", "hidden"; "hide", "denywrite"; "EROFS" (a number when unknown). */
+/* "denied", "hidden", "would-deny", "would-hide"; "hide", "denywrite"; "EROFS" (a number when unknown). */
 const char *event_verdict_name(uint32_t verdict);
 const char *event_policy_name(uint32_t policy);
 const char *event_errno_name(int err, char *buf, size_t cap);

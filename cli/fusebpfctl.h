@@ -63,6 +63,7 @@ int do_attrs(int argc, char **argv);
 int do_deny(int argc, char **argv);
 int do_policy(int argc, char **argv);
 int do_apply(int argc, char **argv);
+int do_explain(int argc, char **argv);
 int do_help(int argc, char **argv);
 int do_version(int argc, char **argv);
 void main_usage(FILE *out);
@@ -80,6 +81,7 @@ void help_attrs(FILE *out);
 void help_deny(FILE *out);
 void help_policy(FILE *out);
 void help_apply(FILE *out);
+void help_explain(FILE *out);
 
 /* --- errors and output (util.c) ---------------------------------------------- */
 /*

@@ -60,6 +60,8 @@ void help_load(FILE *out)
 		"                         backing-error counts (default for stats and files)\n"
 		"      --no-postfilter    skip postfilter runs kept only for statistics (default\n"
 		"                         for hide, attrs, denywrite and fusebpf)\n"
+		"      --no-enforce       audit mode: hide and denywrite report what they would\n"
+		"                         refuse or hide, and refuse nothing (see 'policy')\n"
 		"      --except-uid ID    hide and denywrite do not apply to this real uid (a\n"
 		"      --except-gid ID    number or a name; also --except-gid; repeatable)\n"
 		"      --no-events        report no audit events (see 'fusebpfctl events')\n"
@@ -110,6 +112,7 @@ static const struct load_policy_opt {
 	{ "hide-errno", "hide-errno", NULL }, { "mode", "mode", NULL }, { "uid", "uid", NULL }, { "gid", "gid", NULL },
 	{ "deny-errno", "deny-errno", NULL }, { "allow", "allow", NULL }, { "policies", "policies", NULL },
 	{ "postfilter", "postfilter", "on" }, { "no-postfilter", "postfilter", "off" },
+	{ "no-enforce", "enforce", "off" },
 	{ "except-uid", "except-uid", NULL }, { "except-gid", "except-gid", NULL },
 	{ "no-events", "events", "off" }, { "events-rate", "events-rate", NULL },
 	{ "events-burst", "events-burst", NULL }, { "events-readdir", "events-readdir", "on" },

@@ -111,6 +111,12 @@ static int update_config(int fd, const struct policy_change *c)
 	case POL_EV_BURST:
 		cfg.ev_burst = c->val;
 		break;
+	case POL_ENFORCE:
+		if (c->val)
+			cfg.flags &= ~FUSEBPF_CFG_AUDIT;
+		else
+			cfg.flags |= FUSEBPF_CFG_AUDIT;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -200,11 +206,29 @@ out:
 	return err;
 }
 
-/* Has the filter what the change needs beyond its map: events, or the policy an exception is for? */
+/* The loaded filter has the map; other errors say yes, for the update to report them. */
+static bool has_map(const char *name, const char *map)
+{
+	int fd = filter_obj_fd(name, map);
+
+	if (fd >= 0)
+		close(fd);
+	return fd != -ENOENT || !filter_loaded(name);
+}
+
+/*
+ * Has the filter what the change needs beyond its map: events, the policy
+ * an exception is for, a policy that refuses or hides for audit mode?
+ */
 static int check_policy(const char *name, const struct policy_change *c)
 {
 	bool hide = c->mask & FUSEBPF_POLICY_HIDE;
 	int fd;
+
+	if (c->op == POL_ENFORCE && !has_map(name, FUSEBPF_MAP_HIDE_NAMES) &&
+	    !has_map(name, FUSEBPF_MAP_DENY_ALLOW))
+		return fail(0, "filter '%s' has no hide or denywrite policy to audit", name),
+		       -EOPNOTSUPP;
 
 	if (op_is_events(c->op)) {
 		fd = filter_obj_fd(name, FUSEBPF_MAP_EVENTS);
@@ -441,7 +465,7 @@ static json_object *except_json(int fd)
 	return arr;
 }
 
-/* {"policies", "postfilter", "hide_dotfiles", "hide_errno", "deny_errno", "events"}, or NULL. */
+/* {"policies", "postfilter", "enforce", "hide_dotfiles", "hide_errno", "deny_errno", "events"}, or NULL. */
 static json_object *config_json(const char *name)
 {
 	int fd = filter_obj_fd(name, FUSEBPF_MAP_CONFIG), efd;
@@ -454,6 +478,8 @@ static json_object *config_json(const char *name)
 		json_object_object_add(c, "policies", policy_names_json(cfg.policies));
 		json_object_object_add(c, "postfilter",
 				       json_object_new_boolean(!(cfg.flags & FUSEBPF_CFG_NO_POSTFILTER)));
+		json_object_object_add(c, "enforce",
+				       json_object_new_boolean(!(cfg.flags & FUSEBPF_CFG_AUDIT)));
 		json_object_object_add(c, "hide_dotfiles",
 				       json_object_new_boolean(cfg.hide_flags & FUSEBPF_HIDE_DOTFILES));
 		json_object_object_add(c, "hide_errno", errno_json(cfg.hide_errno, EACCES));
@@ -606,6 +632,9 @@ void policy_print_plain(json_object *p)
 			printf("%s%s", i ? "," : "", json_object_get_string(json_object_array_get_idx(pol, i)));
 		printf("%s\n", n ? "" : "(none)");
 		printf("  postfilter: %s\n", strcmp(jstr(cfg, "postfilter"), "true") ? "off" : "on");
+		printf("  enforce:    %s\n", strcmp(jstr(cfg, "enforce"), "true") ?
+		       "off (audit mode: would-deny and would-hide are reported, nothing is refused)" :
+		       "on");
 		if (json_object_object_get_ex(cfg, "events", &v) && v)
 			printf("  events:     %s, %s/s, burst %s, readdir %s\n",
 			       strcmp(jstr(v, "enabled"), "true") ? "off" : "on", jstr(v, "rate"),

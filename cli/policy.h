@@ -32,6 +32,7 @@ enum policy_op {
 	POL_EV_RATE,		/* val: events per second */
 	POL_EV_BURST,		/* val: events */
 	POL_EV_READDIR,		/* val 0/1: report READDIR entries hidden */
+	POL_ENFORCE,		/* val 0/1 (0: audit mode, FUSEBPF_CFG_AUDIT) */
 };
 
 struct policy_change {

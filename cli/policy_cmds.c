@@ -94,6 +94,7 @@ void help_policy(FILE *out)
 		"Usage: fusebpfctl policy NAME [show]\n"
 		"       fusebpfctl policy NAME policies LIST\n"
 		"       fusebpfctl policy NAME postfilter on|off\n"
+		"       fusebpfctl policy NAME enforce on|off\n"
 		"       fusebpfctl policy NAME events on|off\n"
 		"       fusebpfctl policy NAME events-rate|events-burst N\n"
 		"       fusebpfctl policy NAME events-readdir on|off\n"
@@ -102,13 +103,17 @@ void help_policy(FILE *out)
 		"and patterns, attribute rules, allowed names and excepted users. 'policies'\n"
 		"chooses what the combined filter (fusebpf) runs: a comma-separated list of\n"
 		"hide, attrs, denywrite, or none. 'postfilter off' saves the postfilter runs\n"
-		"that only collect statistics (latency, backing errors). 'events' turns the\n"
-		"audit events of refusals and hidings on or off, 'events-rate' and\n"
-		"'events-burst' bound them (per second, and at once: default %d and %d),\n"
-		"'events-readdir' also reports each directory entry hidden from a listing.\n"
+		"that only collect statistics (latency, backing errors). 'enforce off' puts\n"
+		"the hide and denywrite policies in audit mode: nothing is refused or hidden,\n"
+		"and what would have been is reported as would-deny and would-hide events\n"
+		"and counted in stats (WOULD_DENY, WOULD_HIDE); 'enforce on' enforces again.\n"
+		"'events' turns the audit events of refusals and hidings on or off,\n"
+		"'events-rate' and 'events-burst' bound them (per second, and at once:\n"
+		"default %d and %d), 'events-readdir' also reports each directory entry\n"
+		"hidden from a listing.\n"
 		"\n"
 		"JSON (-j): {\"name\": S, \"config\": {\"policies\": [S], \"postfilter\": B,\n"
-		"  \"hide_dotfiles\": B, \"hide_errno\": S, \"deny_errno\": S,\n"
+		"  \"enforce\": B, \"hide_dotfiles\": B, \"hide_errno\": S, \"deny_errno\": S,\n"
 		"  \"events\": {\"enabled\": B, \"rate\": N, \"burst\": N, \"readdir\": B} | null} | null,\n"
 		"  \"hide\": {\"names\": [S], \"patterns\": [{\"kind\": S, \"pattern\": S}]} | null,\n"
 		"  \"attrs\": [{\"name\": S|null, \"mode_set\": S, \"mode_clear\": S,\n"
@@ -121,7 +126,8 @@ void help_policy(FILE *out)
 		"  fusebpfctl policy private\n"
 		"  fusebpfctl -j policy private\n"
 		"  fusebpfctl policy combo policies hide,denywrite\n"
-		"  fusebpfctl policy ro events-rate 10\n",
+		"  fusebpfctl policy ro events-rate 10\n"
+		"  fusebpfctl policy private enforce off\n",
 		FUSEBPF_EV_RATE_DEFAULT, FUSEBPF_EV_BURST_DEFAULT);
 }
 
@@ -200,6 +206,7 @@ static const struct pc_sub {
 	{ "deny", "except-gid", "deny-except-gid", PC_IDS, false, "%s add|del ID..." },
 	{ "policy", "policies", "policies", PC_ONE, false, "'%s' takes one value" },
 	{ "policy", "postfilter", "postfilter", PC_ONE, false, "'%s' takes one value" },
+	{ "policy", "enforce", "enforce", PC_ONE, false, "'%s' takes one value" },
 	{ "policy", "events", "events", PC_ONE, false, "'%s' takes one value" },
 	{ "policy", "events-readdir", "events-readdir", PC_ONE, false, "'%s' takes one value" },
 	{ "policy", "events-rate", "events-rate", PC_ONE, false, "'%s' takes one value" },

@@ -16,7 +16,7 @@ static bool is_scalar(enum policy_op op)
 {
 	return op == POL_POLICIES || op == POL_POSTFILTER || op == POL_DOTFILES ||
 	       op == POL_HIDE_ERRNO || op == POL_DENY_ERRNO || op == POL_EVENTS ||
-	       op == POL_EV_RATE || op == POL_EV_BURST || op == POL_EV_READDIR;
+	       op == POL_EV_RATE || op == POL_EV_BURST || op == POL_EV_READDIR || op == POL_ENFORCE;
 }
 
 bool policy_same_key(const struct policy_change *a, const struct policy_change *b)
@@ -78,6 +78,7 @@ bool policy_managed(const struct policy_change *c, unsigned int maps, bool polic
 	case POL_EV_RATE:
 	case POL_EV_BURST:
 	case POL_EV_READDIR:
+	case POL_ENFORCE:
 		return (maps & CONF_EVENTS) && (maps & CONF_CONFIG);
 	case POL_EXCEPT_ADD:
 		return (maps & CONF_EXCEPT) &&

@@ -113,7 +113,9 @@ void policy_change_str(const char *filter, const struct policy_change *c, char *
 		snprintf(buf, cap, "policy %s policies %s", filter, pol[0] ? pol + 1 : "none");
 		break;
 	case POL_POSTFILTER:
-		snprintf(buf, cap, "policy %s postfilter %s", filter, c->val ? "on" : "off");
+	case POL_ENFORCE:
+		snprintf(buf, cap, "policy %s %s %s", filter,
+			 c->op == POL_ENFORCE ? "enforce" : "postfilter", c->val ? "on" : "off");
 		break;
 	case POL_EXCEPT_ADD:
 	case POL_EXCEPT_DEL:

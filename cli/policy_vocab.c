@@ -29,6 +29,8 @@ const struct policy_key policy_keys[] = {
 	{ "deny-errno", POL_DENY_ERRNO, PV_ERRNO, 0, 0, CONF_DENY },
 	{ "policies", POL_POLICIES, PV_POLICIES, 0, 0, CONF_CONFIG },
 	{ "postfilter", POL_POSTFILTER, PV_BOOL, 0, 0, CONF_CONFIG },
+	/* audit mode is for the policies that refuse or hide: those with events */
+	{ "enforce", POL_ENFORCE, PV_BOOL, 0, 0, CONF_CONFIG | CONF_EVENTS },
 	EXCEPT_KEYS("", 0, 0),
 	EXCEPT_KEYS("hide-", FUSEBPF_POLICY_HIDE, CONF_HIDE),
 	EXCEPT_KEYS("deny-", FUSEBPF_POLICY_DENYWRITE, CONF_DENY),

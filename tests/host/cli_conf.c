@@ -247,6 +247,8 @@ static int t_change_str(void)
 		{ { .op = POL_POLICIES, .val = 5 }, "policy f policies hide,denywrite" },
 		{ { .op = POL_POLICIES, .val = 0 }, "policy f policies none" },
 		{ { .op = POL_POSTFILTER, .val = 0 }, "policy f postfilter off" },
+		{ { .op = POL_ENFORCE, .val = 0 }, "policy f enforce off" },
+		{ { .op = POL_ENFORCE, .val = 1 }, "policy f enforce on" },
 		{ { .op = POL_EXCEPT_ADD, .id_kind = FUSEBPF_EXCEPT_UID, .val = 1000,
 		    .mask = FUSEBPF_POLICY_HIDE }, "hide f except-uid add 1000" },
 		{ { .op = POL_EXCEPT_DEL, .id_kind = FUSEBPF_EXCEPT_GID, .val = 5,
@@ -421,6 +423,60 @@ out:
 	return ret;
 }
 
+/*
+ * enforce = no: audit mode, for the filters whose policies refuse or hide
+ * (they have events); left out, it is reset to yes; apply changes only it.
+ */
+static int t_enforce(void)
+{
+	static const char text[] =
+		"[ro]\n"
+		"filter = denywrite\n"
+		"enforce = no\n"
+		"[plain]\n"
+		"filter = hide\n";
+	const unsigned int maps = CONF_DENY | CONF_CONFIG | CONF_EXCEPT | CONF_EVENTS;
+	struct policy_change cur = ch(POL_ENFORCE, "", 1), *d = NULL;
+	struct conf c = { .quiet = true };
+	const struct policy_change *p;
+	struct conf_filter *f;
+	int ret = TAP_FAIL, n;
+
+	conf_parse(&c, "x.conf", text);
+	EXPECT(c.nerrors == 0, "%s", c.first_error);
+	f = conf_find(&c, "ro");
+	EXPECT((p = find(f, POL_ENFORCE, NULL)) && p->val == 0);
+	n = policy_diff(f->set, f->nset, &cur, 1, maps, false, &d);
+	p = NULL;
+	for (int i = 0; i < n; i++)
+		p = d[i].op == POL_ENFORCE ? &d[i] : p;
+	EXPECT(p && p->val == 0, "%d changes, none to enforce off", n);
+	free(d);
+	d = NULL;
+	/* Not managed where there is no events map (nothing would audit). */
+	n = policy_diff(f->set, f->nset, &cur, 1, CONF_DENY | CONF_CONFIG, false, &d);
+	for (int i = 0; i < n; i++)
+		EXPECT(d[i].op != POL_ENFORCE);
+	EXPECT((p = find(conf_find(&c, "plain"), POL_ENFORCE, NULL)) && p->val == 1, "the default");
+	conf_free(&c);
+	memset(&c, 0, sizeof(c));
+	c.quiet = true;
+	conf_parse(&c, "f.conf", "[x]\nfilter = attrs\nenforce = no\n");
+	EXPECT(c.nerrors == 1 && strstr(c.first_error, "f.conf:3: filter 'x' (attrs) has no"),
+	       "%s", c.first_error);
+	conf_free(&c);
+	memset(&c, 0, sizeof(c));
+	c.quiet = true;
+	conf_parse(&c, "f.conf", "[x]\nfilter = hide\nenforce = sometimes\n");
+	EXPECT(c.nerrors == 1 && !strncmp(c.first_error, "f.conf:3: enforce = yes or no", 29),
+	       "%s", c.first_error);
+	ret = TAP_OK;
+out:
+	free(d);
+	conf_free(&c);
+	return ret;
+}
+
 static struct policy_change ex(uint32_t kind, uint32_t id, uint32_t mask)
 {
 	struct policy_change c = { .op = POL_EXCEPT_ADD, .id_kind = kind, .val = (int)id,
@@ -582,6 +638,7 @@ out:
 }
 
 static const struct tap_case cases[] = {
+	{ "enforce", t_enforce },
 	{ "parse_good", t_parse_good },
 	{ "parse_errors_with_lines", t_parse_errors },
 	{ "every_error_reported", t_all_errors },

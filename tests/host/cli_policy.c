@@ -154,6 +154,12 @@ static int t_policy_commands(void)
 	free(v), v = NULL;
 	EXPECT(pc("policy", &f, &v, &n, "ro", "postfilter", "off", NULL) == 0 && v[0].val == 0);
 	free(v), v = NULL;
+	EXPECT(pc("policy", &f, &v, &n, "ro", "enforce", "off", NULL) == 0 && n == 1 &&
+	       v[0].op == POL_ENFORCE && v[0].val == 0);
+	free(v), v = NULL;
+	EXPECT(pc("policy", &f, &v, &n, "ro", "enforce", "on", NULL) == 0 && v[0].val == 1);
+	free(v), v = NULL;
+	EXPECT(pc("policy", &f, &v, &n, "ro", "enforce", "maybe", NULL) == PARSE_USAGE);
 	/* Usage errors. */
 	EXPECT(pc("hide", &f, &v, &n, NULL) == PARSE_USAGE);
 	EXPECT(pc("hide", &f, &v, &n, "p", NULL) == PARSE_USAGE);
