@@ -65,7 +65,7 @@ TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c tests/lib/tproc.c tests/lib/t
 TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h tests/lib/tproc.h tests/lib/tctl.h tests/lib/tinsn.h \
 		 cli/fuse_attr.h
 GUEST_TESTS   := foundation passthrough bpf filters cli backing server splice verdicts rcu_walk \
-		 mount_flags ids_exec stress fuzz_found events mounts
+		 mount_flags ids_exec stress fuzz_found events audit mounts
 TEST_BPF      := basic
 GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
 HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats cli_events cli_conf cli_explain
@@ -220,9 +220,11 @@ $(BUILD)/tests/host/cli_%: tests/host/cli_%.c $(CLI_LIB_OBJS) $(TEST_LIB) $(TEST
 # The guest suite runs build/fusebpfctl; a filter the verifier rejects.
 LIBS_cli := $(JSONC_LIBS)
 $(BUILD)/tests/guest/cli: $(BUILD)/fusebpfctl $(BUILD)/tests/cli_reject.bpf.o
-# tests/guest/events: audit events, exceptions, histograms through fusebpfctl.
-LIBS_events := $(JSONC_LIBS)
-$(BUILD)/tests/guest/events: $(BUILD)/fusebpfctl
+# tests/guest/events: audit events, exceptions, histograms through fusebpfctl;
+# tests/guest/audit: audit mode and explain through a mounted view. Both read
+# fusebpfctl's JSON (tests/lib/tjson.c).
+$(foreach s,events audit,$(eval SRCS_$(s) += tests/lib/tjson.c)$(eval LIBS_$(s) := $(JSONC_LIBS)))
+$(BUILD)/tests/guest/events $(BUILD)/tests/guest/audit: $(BUILD)/fusebpfctl tests/lib/tjson.c tests/lib/tjson.h
 $(BUILD)/tests/cli_reject.bpf.o: tests/guest/cli_reject.bpf.c
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)

@@ -400,6 +400,14 @@ static void decide_op(const struct explain_query *q, struct explain_result *res)
 	res->served = p.served;
 	if (q->op->kind == EXOP_LOOKUP || q->op->kind == EXOP_NODE_READ)
 		return;		/* the walk decided */
+	if (on_name && p.served) {
+		/* fusebpfctl's server: no names made or removed where no filter sees it */
+		rec = step_new(res, q->rel, q->op->name, &p);
+		rec->rule = "served";
+		rec->verdict = res->verdict = EXV_DENY;
+		rec->err = res->err = EPERM;
+		return;
+	}
 	f = filter_for(q, res, &p, q->rel, q->op->name);
 	if (!f)
 		return;

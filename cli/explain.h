@@ -115,8 +115,9 @@ struct explain_step {
 	const char *policy;		/* "hide", "denywrite", or NULL */
 	enum explain_verdict verdict;
 	int err;			/* positive errno the caller gets (or would), 0 none */
-	const char *rule;		/* "name", "prefix", "suffix", "glob", "dotfiles",
-					 * "write", "name-op", or NULL */
+	const char *rule;		/* "name", "prefix", "suffix", "glob", "dotfiles":
+					 * hide; "write", "allow": denywrite; "served":
+					 * a name in a directory fusebpfctl serves; or NULL */
 	char match[FUSEBPF_NAME_MAX];	/* the name or pattern that matched, "" none */
 	uint32_t except_kind;		/* FUSEBPF_EXCEPT_UID/GID when excepted, else 0 */
 	uint32_t except_id;

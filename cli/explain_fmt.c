@@ -124,6 +124,8 @@ static void print_step(FILE *out, const struct explain_step *s)
 	if (s->policy)
 		fprintf(out, " by %s of %s", s->policy,
 			filter_text(s->filter, s->subtree, fbuf, sizeof(fbuf)));
+	else if (!*s->filter)
+		fprintf(out, " by fusebpfctl's server");
 	else
 		fprintf(out, " by filter %s", filter_text(s->filter, s->subtree, fbuf, sizeof(fbuf)));
 	if (s->rule)

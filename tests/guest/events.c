@@ -29,6 +29,8 @@
 
 #include "tap.h"
 #include "tctl.h"
+#include "tjson.h"
+#include "tproc.h"
 
 #define NOBODY 65534
 #define OWNER 1000
@@ -56,102 +58,7 @@ static int setup(const char *name)
 
 static void teardown(void)
 {
-	if (strncmp(dir, "/tmp/ev-", 8) || strncmp(pins, "/sys/fs/bpf/ev-", 15))
-		return;
-	if (mounted(mnt)) {
-		ctl("detach %s >/dev/null 2>&1", mnt);
-		if (mounted(mnt))
-			umount2(mnt, MNT_DETACH);
-	}
-	run("for d in '%s'/*; do [ -d \"$d\" ] && rm -f \"$d\"/* && rmdir \"$d\"; done; "
-	    "rmdir '%s'; rm -rf '%s'", pins, pins, dir);
-}
-
-/* Run a shell command as uid/gid (no supplementary groups); its exit status. */
-static int as_user(uid_t uid, gid_t gid, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int as_user(uid_t uid, gid_t gid, const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int status;
-	pid_t pid;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
-			_exit(126);
-		execl("/bin/sh", "sh", "-c", cmd, NULL);
-		_exit(127);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return -1;
-	printf("[uid %u] %s -> %d\n", uid, cmd, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* open(path, flags) as uid/gid in a child: 0 or the errno; *pid the child's pid. */
-static int open_as(uid_t uid, gid_t gid, const char *path, int flags, pid_t *cpid)
-{
-	int status;
-	pid_t pid;
-
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		int fd;
-
-		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
-			_exit(255);
-		fd = open(path, flags, 0644);
-		_exit(fd < 0 ? errno : 0);
-	}
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	if (cpid)
-		*cpid = pid;
-	return WEXITSTATUS(status);
-}
-
-/* The event lines of out[]: a JSON array of the objects with "type": "event". */
-static json_object *json_lines(const char *type)
-{
-	json_object *arr = json_object_new_array();
-	char *save = NULL, *copy = strdup(out);
-
-	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		json_object *o = json_tokener_parse(l), *t;
-
-		if (!o) {
-			printf("not JSON: %s\n", l);
-			json_object_put(arr);
-			arr = NULL;
-			break;
-		}
-		if (json_object_object_get_ex(o, "type", &t) && !strcmp(json_object_get_string(t), type))
-			json_object_array_add(arr, o);
-		else
-			json_object_put(o);
-	}
-	free(copy);
-	return arr;
-}
-
-static const char *jstr(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : NULL;
-}
-
-static int64_t jint(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_int64(v) : -1;
+	ctl_cleanup(pins, dir, mnt);
 }
 
 #define NEED_FUSE_BPF()                                                   \
@@ -216,7 +123,7 @@ static int t_json_events(void)
 	EXPECT(as_user(NOBODY, NOBODY, "mkdir %s/sub/d 2>/dev/null", mnt) != 0);
 	EXPECT(as_user(NOBODY, NOBODY, "cat %s/secret 2>/dev/null", mnt) != 0);
 	EXPECT(ctl("-j events combo") == 0, "%s", out);
-	arr = json_lines("event");
+	arr = json_lines(out, "event");
 	EXPECT(arr && json_object_array_length(arr) == 2, "%s", out);
 	clock_gettime(CLOCK_REALTIME, &now);
 	e = json_object_array_get_idx(arr, 0);
@@ -239,7 +146,7 @@ static int t_json_events(void)
 	arr = NULL;
 	EXPECT(as_user(NOBODY, NOBODY, "echo x >> %s/a.txt 2>/dev/null", mnt) != 0);
 	EXPECT(ctl("-j events") == 0, "without NAME: every filter's");
-	arr = json_lines("event");
+	arr = json_lines(out, "event");
 	EXPECT(arr && json_object_array_length(arr) == 1, "%s", out);
 	e = json_object_array_get_idx(arr, 0);
 	EXPECT(!strcmp(jstr(e, "op"), "open") && !jstr(e, "name") && strstr(out, "\"name\":null"),
@@ -254,7 +161,7 @@ out:
 /* Count the events of out[] and its drops; -1 on bad JSON. */
 static int count_events(int64_t *rate, int64_t *full, int64_t *sent)
 {
-	json_object *ev = json_lines("event"), *dr = json_lines("dropped"), *d;
+	json_object *ev = json_lines(out, "event"), *dr = json_lines(out, "dropped"), *d;
 	int n = ev ? (int)json_object_array_length(ev) : -1;
 
 	*rate = *full = 0;

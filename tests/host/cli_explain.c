@@ -254,9 +254,12 @@ static int t_subtree(void)
 	EXPECT(r->verdict == EXV_ALLOW && !strcmp(r->filter, "priv") && !strcmp(r->subtree, "pub/docs"));
 	r = ask(&m, fs, 2, "other/x", "write", 1000);
 	EXPECT(r->verdict == EXV_DENY && !strcmp(r->filter, "ro") && !*r->subtree);
-	/* The root and pub/ are served: their names are looked up outside every filter. */
+	/* The root and pub/ are served: their names are looked up outside every filter, */
+	r = ask(&m, fs, 2, "pub/secret", "lookup", 1000);
+	EXPECT(r->verdict == EXV_ALLOW && r->served && !*r->filter && !r->nsteps);
+	/* and none is made or removed there. */
 	r = ask(&m, fs, 2, "pub/new", "create", 1000);
-	EXPECT(r->verdict == EXV_ALLOW && r->served && !*r->filter);
+	EXPECT(r->verdict == EXV_DENY && r->err == EPERM && r->served && !strcmp(r->steps[0].rule, "served"));
 	r = ask(&m, fs, 2, "pub/docs", "write", 1000);
 	EXPECT(r->verdict == EXV_ALLOW && !strcmp(r->filter, "priv"), "the SUBDIR itself is its filter's");
 	ret = TAP_OK;

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,4 +73,20 @@ bool mounted(const char *path)
 		return false;
 	snprintf(needle, sizeof(needle), " %s ", path);
 	return strstr(buf, needle) != NULL;
+}
+
+void ctl_cleanup(const char *pins, const char *dir, const char *mnt)
+{
+	char out[4096];
+
+	if (strncmp(dir, "/tmp/", 5) || strncmp(pins, "/sys/fs/bpf/", 12) || strstr(dir, "..") ||
+	    strstr(pins, ".."))
+		return;
+	if (mounted(mnt)) {
+		ctl_into(out, sizeof(out), "detach %s >/dev/null 2>&1", mnt);
+		if (mounted(mnt))
+			umount2(mnt, MNT_DETACH);
+	}
+	run("for d in '%s'/*; do [ -d \"$d\" ] && rm -f \"$d\"/* && rmdir \"$d\"; done; "
+	    "rmdir '%s'; rm -rf '%s'", pins, pins, dir);
 }

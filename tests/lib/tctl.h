@@ -33,4 +33,11 @@ bool fuse_bpf(void);
 
 /* path is a mount point (in /proc/mounts). */
 bool mounted(const char *path);
+
+/*
+ * Leave nothing of a case behind: detach mnt (unmount it lazily if that
+ * fails), remove the filters pinned under pins and the directory dir. Only
+ * pins under /sys/fs/bpf/ and a dir under /tmp/ are removed.
+ */
+void ctl_cleanup(const char *pins, const char *dir, const char *mnt);
 #endif

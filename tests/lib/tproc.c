@@ -3,9 +3,11 @@
 #include "tproc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -112,4 +114,50 @@ char proc_state(pid_t pid)
 		return 0;
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+int as_user(uid_t uid, gid_t gid, const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int status;
+	pid_t pid;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
+			_exit(126);
+		execl("/bin/sh", "sh", "-c", cmd, NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	printf("[uid %u] %s -> %d\n", uid, cmd, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int open_as(uid_t uid, gid_t gid, const char *path, int flags, pid_t *cpid)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+
+		if (setgroups(0, NULL) || setgid(gid) || setuid(uid))
+			_exit(255);
+		fd = open(path, flags, 0644);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	if (cpid)
+		*cpid = pid;
+	return WEXITSTATUS(status);
 }

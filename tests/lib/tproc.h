@@ -25,4 +25,12 @@ int in_child_userns(int (*fn)(void *), void *arg);
 int drop_to_nobody(void);
 /* The state letter of a process (R, S, D, Z, ...) from /proc, or 0. */
 char proc_state(pid_t pid);
+/*
+ * Run a shell command (from fmt) as uid and gid, no supplementary groups:
+ * its exit status (126: the ids could not be taken), or -1. The command and
+ * its status are printed (a case's diagnostics).
+ */
+int as_user(uid_t uid, gid_t gid, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* open(path, flags, 0644) as uid and gid in a child: 0 or the errno, -1; *pid the child's pid. */
+int open_as(uid_t uid, gid_t gid, const char *path, int flags, pid_t *pid);
 #endif
