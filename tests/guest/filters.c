@@ -1871,6 +1871,88 @@ out:
 	return ret;
 }
 
+/*
+ * The same stack, an O_CREAT | O_EXCL open while the backing tree
+ * exchanges the new file with another one ("other", someone else's): the
+ * open must never return a descriptor of the other file, which it did not
+ * make.
+ */
+static int excl_race_round(const char *up, const char *back_d)
+{
+	char buf[16] = "", other[160];
+	int fd, got = 0;
+
+	fd = open(up, O_CREAT | O_EXCL | O_RDWR, 0600);
+	if (fd >= 0) {
+		got = read(fd, buf, sizeof(buf) - 1) > 0 && !strncmp(buf, "other", 5);
+		close(fd);
+	}
+	snprintf(other, sizeof(other), "%s/other", back_d);
+	run("rm -f %s/new; [ -e %s ] || echo other > %s", back_d, other, other);
+	return got;
+}
+
+static int t_create_excl_races_exchange_with_a_file(void)
+{
+	struct fbm m = FBM_INIT;
+	char mnt2[] = "/tmp/fb-mnt2-XXXXXX", opts[64], a[128], b[128], up[128], d[128];
+	const struct bpf_insn allow[] = { BPF_MOV64_IMM(0, 0), BPF_EXIT_INSN() };
+	int ret = TAP_FAIL, prog = -1, v2 = -1, fd, tries = 0, bad = 0;
+	volatile int *stop = MAP_FAILED;
+	bool made2 = false;
+	pid_t child = -1;
+	time_t end;
+
+	NEED_FUSE_FILTERS();
+	EXPECT(fbm_init(&m) == 0);
+	EXPECT(mkdtemp(mnt2));
+	made2 = true;
+	EXPECT(run("mkdir -p %s/D && echo other > %s/D/other", m.back, m.back) == 0);
+	prog = load_raw("allow_all", allow, 2);
+	EXPECT(prog >= 0);
+	EXPECT(fbm_mount(&m, prog) == 0, "view 1: %s", strerror(errno));
+	fd = open(m.mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	EXPECT(fd >= 0);
+	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon", fd);
+	v2 = tfuse_mount(mnt2, opts);
+	close(fd);
+	EXPECT(v2 >= 0, "view 2 on view 1: %s", strerror(-v2));
+	stop = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	EXPECT(stop != MAP_FAILED);
+	*stop = 0;
+	snprintf(a, sizeof(a), "%s/D/other", m.back);
+	snprintf(b, sizeof(b), "%s/D/new", m.back);
+	child = fork();
+	EXPECT(child >= 0);
+	if (!child)
+		exchange_loop(a, b, stop);
+	snprintf(up, sizeof(up), "%s/D/new", mnt2);
+	snprintf(d, sizeof(d), "%s/D", m.back);
+	for (end = time(NULL) + 4; time(NULL) < end; tries++)
+		bad += excl_race_round(up, d);
+	printf("# %d exclusive creates, %d opened the other file\n", tries, bad);
+	EXPECT(!bad, "%d of %d O_EXCL creates opened a file they did not make", bad, tries);
+	ret = TAP_OK;
+out:
+	if (stop != MAP_FAILED)
+		*stop = 1;
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	if (stop != MAP_FAILED)
+		munmap((void *)stop, 4096);
+	if (v2 >= 0) {
+		if (umount2(mnt2, 0))
+			umount2(mnt2, MNT_DETACH);
+		close(v2);
+	}
+	if (made2)
+		rmdir(mnt2);
+	fbm_fini(&m);
+	if (prog >= 0)
+		close(prog);
+	return ret;
+}
+
 /* --- mappings against read() and fallocate() ------------------------------------- */
 
 #define MM_FUSE_FALLOCATE 43
@@ -2151,6 +2233,7 @@ static const struct tap_case cases[] = {
 	{ "mkdir_onto_a_backing_alias", t_mkdir_backing_alias },
 	{ "mkdir_onto_an_alias_of_another_filter", t_mkdir_alias_of_another_filter },
 	{ "create_races_exchange_with_a_directory", t_create_races_exchange_with_dir },
+	{ "create_excl_races_exchange_with_a_file", t_create_excl_races_exchange_with_a_file },
 	{ "private_mapping_over_4g_reads_refused_range", t_private_mapping_over_4g },
 	{ "shared_remap_file_pages_over_4g", t_shared_remap_over_4g },
 	{ "madv_remove_skips_fallocate_filter", t_madv_remove_punches },

@@ -40,7 +40,7 @@
 #define USER_A 65534
 #define USER_B 65533
 #define USER_C 65532
-#define VIEWS 2
+#define VIEWS 3
 
 /* Set the sysctl file path to val, its old value in old (cap bytes); 0 or -errno. */
 static int sysctl_set(const char *path, const char *val, char *old, size_t cap)
@@ -58,7 +58,7 @@ static int sysctl_set(const char *path, const char *val, char *old, size_t cap)
  */
 static int mount_views(const char *views[VIEWS])
 {
-	static char plain[128];
+	static char plain[128], stacked[128];
 	char opts[96];
 	int rc, dirfd, fd;
 
@@ -78,14 +78,32 @@ static int mount_views(const char *views[VIEWS])
 		return fd;
 	close(fd);
 	push_mount(plain);
+	/* A view of the filtered view: two copies of mode and owner to refresh */
+	snprintf(stacked, sizeof(stacked), "%s/stacked", E.dir);
+	if (mkdir(stacked, 0755))
+		return -errno;
+	dirfd = open(E.mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	snprintf(opts, sizeof(opts), "root_dir=%d,allow_other,no_daemon", dirfd);
+	fd = tfuse_mount(stacked, opts);
+	close(dirfd);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	push_mount(stacked);
 	views[0] = E.mnt;
 	views[1] = plain;
+	views[2] = stacked;
 	return 0;
 }
 
 static const char *view_name(int v)
 {
-	return v ? "the view without a filter" : "the filtered view";
+	static const char *const name[VIEWS] = { "the filtered view", "the view without a filter",
+						 "a view of the filtered view" };
+
+	return name[v];
 }
 
 /* What a run of argv[0] -u as uid printed (id -u: the effective uid), or why not. */
@@ -345,7 +363,7 @@ out:
  */
 static int t_exec_setuid_after_async_write(void)
 {
-	static const char *const name[VIEWS] = { "id0", "id1" };
+	static const char *const name[VIEWS] = { "id0", "id1", "id2" };
 	const char *euid, *views[VIEWS];
 	struct rewrite *r = NULL;
 	int ret = TAP_FAIL, v, fd, bad = 0;
@@ -449,6 +467,58 @@ static int t_link_after_chown_behind(void)
 out:
 	if (old[0])
 		write_file("/proc/sys/fs/protected_hardlinks", old, strlen(old));
+	hf_teardown();
+	return ret;
+}
+
+/*
+ * B's setuid program given to root and back, directly in the backing tree,
+ * the view's inodes dropped each round so that each exec may find a new
+ * one: a chown clears the set-id bits after it stored the new owner, and a
+ * copy of both read between the two would be root's owner with B's bits.
+ */
+static void chown_to_root_churn(void)
+{
+	for (;;) {
+		if (chown(B("id"), 0, -1) || chown(B("id"), USER_B, -1) || chmod(B("id"), 04755))
+			_exit(2);
+		write_file("/proc/sys/vm/drop_caches", "2", 1);
+	}
+}
+
+/* A runs B's setuid program while it goes to root and back: euid B or A, never 0 */
+static int t_exec_setuid_chown_to_root_race(void)
+{
+	char *argv[] = { NULL, "-u", NULL };
+	const char *euid, *views[VIEWS];
+	int ret = TAP_FAIL, st, bad = 0, runs;
+	pid_t churn = -1;
+
+	EXPECT(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "a race of two CPUs; the guest has %ld",
+	       sysconf(_SC_NPROCESSORS_ONLN));
+	SETUP(HF_TMPFS, NULL);
+	EXPECT(setuid_id("id", 04755) == 0);
+	OK(chown(B("id"), USER_B, -1));
+	OK(chmod(B("id"), 04755));
+	EXPECT(mount_views(views) == 0);
+	churn = fork();
+	EXPECT(churn >= 0, "fork: %s", strerror(errno));
+	if (churn == 0)
+		chown_to_root_churn();
+	for (runs = 1; runs <= RACE_RUNS; runs++) {
+		argv[0] = (char *)at(views[runs % VIEWS], "id");
+		euid = euid_of(argv, USER_A);
+		if (!strcmp(euid, "0") && ++bad <= 5)
+			printf("# run %d through %s: euid 0\n", runs, view_name(runs % VIEWS));
+	}
+	EXPECT(waitpid(churn, &st, WNOHANG) == 0, "the backing's chown loop ended: status %#x", st);
+	EXPECT(!bad, "%d of %d runs got root's euid from B's program", bad, RACE_RUNS);
+	ret = TAP_OK;
+out:
+	if (churn > 0) {
+		kill(churn, SIGKILL);
+		waitpid(churn, &st, 0);
+	}
 	hf_teardown();
 	return ret;
 }
@@ -588,6 +658,7 @@ static const struct tap_case cases[] = {
 	{ "exec_setuid_removed_behind", t_exec_setuid_removed_behind },
 	{ "exec_setuid_after_async_write", t_exec_setuid_after_async_write },
 	{ "exec_setid_owner_race", t_exec_setid_owner_race },
+	{ "exec_setuid_chown_to_root_race", t_exec_setuid_chown_to_root_race },
 	{ "dir_ids_changed_behind_walk", t_dir_ids_changed_behind_walk },
 	{ "link_after_chown_behind", t_link_after_chown_behind },
 	{ "link_fd_after_chown_behind", t_link_fd_after_chown_behind },
