@@ -1773,12 +1773,19 @@ out:
 }
 
 /*
- * A create through a view stacked on a filtered view (which unhashes the
- * names it creates, so the upper view looks the new name up again) while
- * the backing tree exchanges the new file with a directory both views
- * have cached: the lookup finds the directory.  The create must fail
- * rather than move the directory's dentry and open a negative one.
+ * Two views stacked: view 1, with a filter that allows everything (so it
+ * unhashes the names it creates), over a tmpfs; view 2 over view 1.  A
+ * child exchanges two names of the backing's directory D in a loop.
  */
+struct xrace {
+	struct fbm m;
+	char mnt2[32];
+	int prog, v2;
+	volatile int *stop;
+	pid_t child;
+	bool made2;
+};
+
 static void exchange_loop(const char *a, const char *b, volatile int *stop)
 {
 	while (!*stop)
@@ -1786,6 +1793,73 @@ static void exchange_loop(const char *a, const char *b, volatile int *stop)
 	_exit(0);
 }
 
+/* @prep runs first with the backing's path as its %s (twice) */
+static int xrace_up(struct xrace *x, const char *prep)
+{
+	const struct bpf_insn allow[] = { BPF_MOV64_IMM(0, 0), BPF_EXIT_INSN() };
+	char opts[64];
+	int fd;
+
+	*x = (struct xrace){ .m = FBM_INIT, .mnt2 = "/tmp/fb-mnt2-XXXXXX", .prog = -1, .v2 = -1,
+			     .stop = MAP_FAILED, .child = -1 };
+	if (fbm_init(&x->m) || !mkdtemp(x->mnt2))
+		return -1;
+	x->made2 = true;
+	if (run(prep, x->m.back, x->m.back))
+		return -1;
+	x->prog = load_raw("allow_all", allow, 2);
+	if (x->prog < 0 || fbm_mount(&x->m, x->prog))
+		return -1;
+	fd = open(x->m.mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon", fd);
+	x->v2 = tfuse_mount(x->mnt2, opts);
+	close(fd);
+	x->stop = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	return x->v2 < 0 || x->stop == MAP_FAILED ? -1 : 0;
+}
+
+/* Start exchanging D/@a and D/@b in the backing */
+static int xrace_start(struct xrace *x, const char *a, const char *b)
+{
+	char pa[128], pb[128];
+
+	snprintf(pa, sizeof(pa), "%s/D/%s", x->m.back, a);
+	snprintf(pb, sizeof(pb), "%s/D/%s", x->m.back, b);
+	*x->stop = 0;
+	x->child = fork();
+	if (!x->child)
+		exchange_loop(pa, pb, x->stop);
+	return x->child < 0 ? -1 : 0;
+}
+
+static void xrace_down(struct xrace *x)
+{
+	if (x->stop != MAP_FAILED)
+		*x->stop = 1;
+	if (x->child > 0)
+		waitpid(x->child, NULL, 0);
+	if (x->stop != MAP_FAILED)
+		munmap((void *)x->stop, 4096);
+	if (x->v2 >= 0) {
+		if (umount2(x->mnt2, 0))
+			umount2(x->mnt2, MNT_DETACH);
+		close(x->v2);
+	}
+	if (x->made2)
+		rmdir(x->mnt2);
+	fbm_fini(&x->m);
+	if (x->prog >= 0)
+		close(x->prog);
+}
+
+/*
+ * A create through view 2 while the backing exchanges the new file with a
+ * directory both views have cached: the lookup of the name view 1 left
+ * unhashed finds the directory.  The create must fail rather than move
+ * the directory's dentry and open a negative one.
+ */
 static void create_race_reset(const char *d)
 {
 	char x[160], n[160];
@@ -1801,81 +1875,41 @@ static void create_race_reset(const char *d)
 
 static int t_create_races_exchange_with_dir(void)
 {
-	struct fbm m = FBM_INIT;
-	char mnt2[] = "/tmp/fb-mnt2-XXXXXX", opts[64], x[128], n[128], up[128], d[128];
-	int ret = TAP_FAIL, prog = -1, v2 = -1, dfd = -1, fd, tries = 0, opened = 0;
-	const struct bpf_insn allow[] = { BPF_MOV64_IMM(0, 0), BPF_EXIT_INSN() };
-	volatile int *stop = MAP_FAILED;
-	bool made2 = false;
-	pid_t child = -1;
+	int ret = TAP_FAIL, dfd = -1, fd, tries = 0, opened = 0;
+	char up[128], d[128];
+	struct xrace x;
 	time_t end;
 
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0);
-	EXPECT(mkdtemp(mnt2));
-	made2 = true;
-	EXPECT(run("mkdir -p %s/D/X", m.back) == 0);
-	prog = load_raw("allow_all", allow, 2);
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "view 1: %s", strerror(errno));
-	fd = open(m.mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	EXPECT(fd >= 0);
-	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon", fd);
-	v2 = tfuse_mount(mnt2, opts);
-	close(fd);
-	EXPECT(v2 >= 0, "view 2 on view 1: %s", strerror(-v2));
-	snprintf(up, sizeof(up), "%s/D/X", mnt2);
+	EXPECT(xrace_up(&x, "mkdir -p %s/D/X") == 0, "the stacked views: %s", strerror(errno));
+	snprintf(up, sizeof(up), "%s/D/X", x.mnt2);
 	dfd = open(up, O_RDONLY | O_DIRECTORY);
 	EXPECT(dfd >= 0, "open X through both views: %s", strerror(errno));
-	stop = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	EXPECT(stop != MAP_FAILED);
-	*stop = 0;
-	snprintf(x, sizeof(x), "%s/D/X", m.back);
-	snprintf(n, sizeof(n), "%s/D/new", m.back);
-	child = fork();
-	EXPECT(child >= 0);
-	if (!child)
-		exchange_loop(x, n, stop);
-	snprintf(up, sizeof(up), "%s/D/new", mnt2);
+	EXPECT(xrace_start(&x, "X", "new") == 0);
+	snprintf(up, sizeof(up), "%s/D/new", x.mnt2);
+	snprintf(d, sizeof(d), "%s/D", x.m.back);
 	for (end = time(NULL) + 4; time(NULL) < end; tries++) {
 		fd = open(up, O_CREAT | O_WRONLY, 0644);
 		if (fd >= 0) {
 			opened++;
 			close(fd);
 		}
-		snprintf(d, sizeof(d), "%s/D", m.back);
 		create_race_reset(d);
 	}
 	printf("# %d creates, %d opened\n", tries, opened);
 	EXPECT(opened > 0, "no create got through");
 	ret = TAP_OK;
 out:
-	if (stop != MAP_FAILED)
-		*stop = 1;
-	if (child > 0)
-		waitpid(child, NULL, 0);
-	if (stop != MAP_FAILED)
-		munmap((void *)stop, 4096);
 	if (dfd >= 0)
 		close(dfd);
-	if (v2 >= 0) {
-		if (umount2(mnt2, 0))
-			umount2(mnt2, MNT_DETACH);
-		close(v2);
-	}
-	if (made2)
-		rmdir(mnt2);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	xrace_down(&x);
 	return ret;
 }
 
 /*
- * The same stack, an O_CREAT | O_EXCL open while the backing tree
- * exchanges the new file with another one ("other", someone else's): the
- * open must never return a descriptor of the other file, which it did not
- * make.
+ * The same, an O_CREAT | O_EXCL open while the backing exchanges the new
+ * file with another one ("other", someone else's): the open must never
+ * return a descriptor of the other file, which it did not make.
  */
 static int excl_race_round(const char *up, const char *back_d)
 {
@@ -1894,62 +1928,24 @@ static int excl_race_round(const char *up, const char *back_d)
 
 static int t_create_excl_races_exchange_with_a_file(void)
 {
-	struct fbm m = FBM_INIT;
-	char mnt2[] = "/tmp/fb-mnt2-XXXXXX", opts[64], a[128], b[128], up[128], d[128];
-	const struct bpf_insn allow[] = { BPF_MOV64_IMM(0, 0), BPF_EXIT_INSN() };
-	int ret = TAP_FAIL, prog = -1, v2 = -1, fd, tries = 0, bad = 0;
-	volatile int *stop = MAP_FAILED;
-	bool made2 = false;
-	pid_t child = -1;
+	int ret = TAP_FAIL, tries = 0, bad = 0;
+	char up[128], d[128];
+	struct xrace x;
 	time_t end;
 
 	NEED_FUSE_FILTERS();
-	EXPECT(fbm_init(&m) == 0);
-	EXPECT(mkdtemp(mnt2));
-	made2 = true;
-	EXPECT(run("mkdir -p %s/D && echo other > %s/D/other", m.back, m.back) == 0);
-	prog = load_raw("allow_all", allow, 2);
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "view 1: %s", strerror(errno));
-	fd = open(m.mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	EXPECT(fd >= 0);
-	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon", fd);
-	v2 = tfuse_mount(mnt2, opts);
-	close(fd);
-	EXPECT(v2 >= 0, "view 2 on view 1: %s", strerror(-v2));
-	stop = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	EXPECT(stop != MAP_FAILED);
-	*stop = 0;
-	snprintf(a, sizeof(a), "%s/D/other", m.back);
-	snprintf(b, sizeof(b), "%s/D/new", m.back);
-	child = fork();
-	EXPECT(child >= 0);
-	if (!child)
-		exchange_loop(a, b, stop);
-	snprintf(up, sizeof(up), "%s/D/new", mnt2);
-	snprintf(d, sizeof(d), "%s/D", m.back);
+	EXPECT(xrace_up(&x, "mkdir -p %s/D && echo other > %s/D/other") == 0,
+	       "the stacked views: %s", strerror(errno));
+	EXPECT(xrace_start(&x, "other", "new") == 0);
+	snprintf(up, sizeof(up), "%s/D/new", x.mnt2);
+	snprintf(d, sizeof(d), "%s/D", x.m.back);
 	for (end = time(NULL) + 4; time(NULL) < end; tries++)
 		bad += excl_race_round(up, d);
 	printf("# %d exclusive creates, %d opened the other file\n", tries, bad);
 	EXPECT(!bad, "%d of %d O_EXCL creates opened a file they did not make", bad, tries);
 	ret = TAP_OK;
 out:
-	if (stop != MAP_FAILED)
-		*stop = 1;
-	if (child > 0)
-		waitpid(child, NULL, 0);
-	if (stop != MAP_FAILED)
-		munmap((void *)stop, 4096);
-	if (v2 >= 0) {
-		if (umount2(mnt2, 0))
-			umount2(mnt2, MNT_DETACH);
-		close(v2);
-	}
-	if (made2)
-		rmdir(mnt2);
-	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	xrace_down(&x);
 	return ret;
 }
 

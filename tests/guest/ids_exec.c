@@ -52,50 +52,47 @@ static int sysctl_set(const char *path, const char *val, char *old, size_t cap)
 	return write_file(path, val, strlen(val));
 }
 
+/* A view without a filter at E.dir/@name of @of (unmounted by hf_teardown()) */
+static int mount_plain_view(const char *name, const char *of, char *out, size_t len)
+{
+	char opts[96];
+	int dirfd, fd;
+
+	snprintf(out, len, "%s/%s", E.dir, name);
+	if (mkdir(out, 0755))
+		return -errno;
+	dirfd = open(of, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	snprintf(opts, sizeof(opts), "root_dir=%d,allow_other,no_daemon", dirfd);
+	fd = tfuse_mount(out, opts);
+	close(dirfd);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	push_mount(out);
+	return 0;
+}
+
 /*
- * The filtered view (hf_mount(false)) in views[0], a view of the same root
- * without a filter in views[1] (E.dir/plain, unmounted by hf_teardown()).
+ * The filtered view (hf_mount(false)), one without a filter of the same
+ * tree, and one without a filter of the filtered view (two copies of mode
+ * and owner to refresh).
  */
 static int mount_views(const char *views[VIEWS])
 {
 	static char plain[128], stacked[128];
-	char opts[96];
-	int rc, dirfd, fd;
+	int rc;
 
 	rc = hf_mount(false);
-	if (rc)
-		return rc;
-	snprintf(plain, sizeof(plain), "%s/plain", E.dir);
-	if (mkdir(plain, 0755))
-		return -errno;
-	dirfd = open(E.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0)
-		return -errno;
-	snprintf(opts, sizeof(opts), "root_dir=%d,allow_other,no_daemon", dirfd);
-	fd = tfuse_mount(plain, opts);
-	close(dirfd);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	push_mount(plain);
-	/* A view of the filtered view: two copies of mode and owner to refresh */
-	snprintf(stacked, sizeof(stacked), "%s/stacked", E.dir);
-	if (mkdir(stacked, 0755))
-		return -errno;
-	dirfd = open(E.mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dirfd < 0)
-		return -errno;
-	snprintf(opts, sizeof(opts), "root_dir=%d,allow_other,no_daemon", dirfd);
-	fd = tfuse_mount(stacked, opts);
-	close(dirfd);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	push_mount(stacked);
+	if (!rc)
+		rc = mount_plain_view("plain", E.root, plain, sizeof(plain));
+	if (!rc)
+		rc = mount_plain_view("stacked", E.mnt, stacked, sizeof(stacked));
 	views[0] = E.mnt;
 	views[1] = plain;
 	views[2] = stacked;
-	return 0;
+	return rc;
 }
 
 static const char *view_name(int v)
