@@ -626,12 +626,42 @@ static void fz_start_server(struct fz_mount *m, uint32_t idx)
 		fz_server(&F.e, m, idx);
 }
 
+static int fz_reap(pid_t *pid, time_t deadline);
+
+/* Where a task that would not die waits: its kernel stack, and every blocked task's */
+static void fz_show_stuck(pid_t pid, const char *what)
+{
+	char path[64], buf[4096];
+	int fd;
+	ssize_t n;
+
+	printf("# %s %d still alive 30 s after SIGKILL; its kernel stack:\n", what, pid);
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	printf("%s\n", n > 0 ? buf : "(no /proc/PID/stack)");
+	write_file("/proc/sysrq-trigger", "w", 1);
+}
+
+/*
+ * SIGKILL and reap; a task that does not die within 30 s is a hang in the
+ * kernel (a server killed while the kernel waits on it must still go):
+ * reported, and left behind rather than waited for forever.
+ */
 static void fz_kill(pid_t *pid)
 {
-	if (*pid <= 0)
+	pid_t p = *pid;
+
+	if (p <= 0)
 		return;
-	kill(*pid, SIGKILL);
-	waitpid(*pid, NULL, 0);
+	kill(p, SIGKILL);
+	if (fz_reap(pid, fz_now() + 30)) {
+		fz_show_stuck(p, "server");
+		fz_problem("a killed server would not die (a hang)");
+	}
 	*pid = -1;
 }
 
