@@ -647,22 +647,27 @@ static void fz_show_stuck(pid_t pid, const char *what)
 }
 
 /*
- * SIGKILL and reap; a task that does not die within 30 s is a hang in the
- * kernel (a server killed while the kernel waits on it must still go):
+ * SIGKILL m's server and reap it.  A server may be stuck on its own mount
+ * (a path it opened reached a name another task's lookup waits on the
+ * server for): only an abort of the connection frees it, as for any FUSE
+ * server.  One that does not die 30 s after that is a hang in the kernel:
  * reported, and left behind rather than waited for forever.
  */
-static void fz_kill(pid_t *pid)
+static void fz_kill(struct fz_mount *m)
 {
-	pid_t p = *pid;
+	pid_t p = m->server;
 
 	if (p <= 0)
 		return;
 	kill(p, SIGKILL);
-	if (fz_reap(pid, fz_now() + 30)) {
-		fz_show_stuck(p, "server");
-		fz_problem("a killed server would not die (a hang)");
+	if (fz_reap(&m->server, fz_now() + 2)) {
+		fz_abort(m);
+		if (fz_reap(&m->server, fz_now() + 30)) {
+			fz_show_stuck(p, "server");
+			fz_problem("a killed server would not die (a hang)");
+		}
 	}
-	*pid = -1;
+	m->server = -1;
 }
 
 static bool fz_excluded(enum fz_kind kind)
@@ -843,7 +848,7 @@ static void fz_remount(struct fz_mount *m, const char *why)
 	printf("# epoch %u: %s (%s) aborted and mounted afresh: %s\n", e->epoch, m->path,
 	       fz_kind_name(m), why);
 	fz_abort(m);
-	fz_kill(&m->server);
+	fz_kill(m);
 	if (m->fuse_fd >= 0)
 		close(m->fuse_fd);
 	m->fuse_fd = -1;
@@ -866,7 +871,7 @@ static void fz_chaos(struct fz_rng *r)
 
 	if (p < 15 && m->server > 0) {
 		printf("# epoch %u: server of %s killed and restarted\n", e->epoch, m->path);
-		fz_kill(&m->server);
+		fz_kill(m);
 		m->restarts++;
 		F.restarts++;
 		fz_start_server(m, m - e->m);
@@ -934,7 +939,7 @@ static int fz_stop_all(void)
 	/* Requests a server read and never answered: only an abort ends them */
 	for (int i = 0; i < e->nmounts; i++) {
 		fz_abort(&e->m[i]);
-		fz_kill(&e->m[i].server);
+		fz_kill(&e->m[i]);
 	}
 	for (int i = 0; i < e->nworkers; i++)
 		if (F.worker[i] > 0) {

@@ -165,7 +165,11 @@ static int srv_open_named(struct srv *s, const char *name)
 	if (strchr(name, '/') || !strcmp(name, "..") || strlen(name) > 64)
 		return -1;
 	snprintf(path, sizeof(path), "%s/%s", base, name);
-	fd = open(path, FZ_PICK(&s->r, flags) | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	/*
+	 * Never through a symlink: a worker's may point into this server's
+	 * own mount, where the open would wait for this server's answer
+	 */
+	fd = open(path, FZ_PICK(&s->r, flags) | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	return fd;
