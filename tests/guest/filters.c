@@ -1871,6 +1871,9 @@ static void create_race_reset(const char *d)
 		unlink(n);
 	if (!lstat(x, &sb) && !S_ISDIR(sb.st_mode))
 		unlink(x);
+	/* The directory exchanged to "new" and its file removed: back to X */
+	if (lstat(x, &sb) && !lstat(n, &sb) && S_ISDIR(sb.st_mode))
+		rename(n, x);
 }
 
 static int t_create_races_exchange_with_dir(void)
