@@ -414,6 +414,36 @@ out:
 	return ret;
 }
 
+/*
+ * chattr -i behind a view that cached the immutable flag: the next open for
+ * writing works at once (the open's walk stays in RCU walk on a cached
+ * name, and inode_permission() reads the flag before ->permission()).
+ */
+static int t_chattr_immutable_removed_behind(void)
+{
+	int ret = TAP_FAIL, fd = -1, i;
+
+	SETUP(HF_EXT4, NULL);
+	EXPECT(write_file(B("g"), "data\n", 5) == 0);
+	EXPECT(run("chattr +i %s", B("g")) == 0, "chattr +i");
+	EXPECT(hf_mount(false) == 0);
+	for (i = 0; i < 3; i++)
+		EXPECT(open_fails(M("g"), O_WRONLY, EPERM), "open O_WRONLY %d: %s", i,
+		       strerror(errno));
+	EXPECT(run("chattr -i %s", B("g")) == 0, "chattr -i");
+	for (i = 0; i < 3; i++) {
+		fd = open(M("g"), O_WRONLY);
+		EXPECT(fd >= 0, "open O_WRONLY %d after chattr -i: %s", i, strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	ret = TAP_OK;
+out:
+	run("chattr -i %s", B("g"));
+	hf_teardown();
+	return ret;
+}
+
 /* Set or clear FS_APPEND_FL on path; 0 or -errno. */
 static int set_append(const char *path, bool on)
 {
@@ -567,6 +597,7 @@ static const struct tap_case cases[] = {
 	{ "chattr_append_only", t_chattr_append },
 	{ "chattr_immutable", t_chattr_immutable },
 	{ "chattr_after_cached_stat", t_chattr_after_cached_stat },
+	{ "chattr_immutable_removed_behind", t_chattr_immutable_removed_behind },
 	{ "append_ftruncate_after_chattr", c_append_ftruncate_after_chattr },
 	{ "backing_noexec", t_backing_noexec },
 	{ "backing_nosuid", t_backing_nosuid },
