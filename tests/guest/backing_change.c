@@ -230,13 +230,18 @@ static int put(const char *path, const char *text)
 	return write_file(path, text, strlen(text));
 }
 
-/* open(path, O_RDONLY) as USER through the view: 0 or its errno. */
+/* open(path, flags) as USER through the view: 0 or its errno. */
+static int user_open_flags(const char *path, int flags)
+{
+	int e = open_as(USER, USER, path, flags, NULL);
+
+	printf("# open %s (flags %#o) as uid %d: %s\n", path, flags, USER, e ? strerror(e) : "opened");
+	return e;
+}
+
 static int user_open(const char *path)
 {
-	int e = open_as(USER, USER, path, O_RDONLY, NULL);
-
-	printf("# open %s as uid %d: %s\n", path, USER, e ? strerror(e) : "opened");
-	return e;
+	return user_open_flags(path, O_RDONLY);
 }
 
 /* --- renames ------------------------------------------------------------------------ */
@@ -416,6 +421,12 @@ static int chmod_permission(void)
 	EXPECT(user_open(V("a")) == EACCES);
 	OK(chmod(BK("a"), 0604));
 	EXPECT(user_open(V("a")) == 0);
+	/* the backing inode's own mode decides, not the attrs filter's 0644 (docs/filters.md) */
+	EXPECT(user_open_flags(V("a"), O_WRONLY) == EACCES);
+	OK(chmod(BK("a"), 0666));
+	EXPECT(user_open_flags(V("a"), O_WRONLY) == 0);
+	OK(chmod(BK("a"), 0644));
+	EXPECT(user_open_flags(V("a"), O_WRONLY) == EACCES);
 	OK(chmod(BK("d"), 0700));
 	EXPECT(user_open(V("d/x")) == EACCES);
 	OK(chmod(BK("d"), 0755));
