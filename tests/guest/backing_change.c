@@ -58,15 +58,15 @@ static struct {
 
 /*
  * The backing tree: files a, b (0666: the attrs filter shows 0644) and the
- * hidden name's file, d/ with x and sub/y, an empty e/, f/ with z. Anyone
- * may walk it.
+ * hidden name's file, d/ with x and sub/y, an empty e/, f/ with z, l a
+ * symlink to a. Anyone may walk it.
  */
 static int fx_populate(void)
 {
 	return run("cd %s && chmod 0755 . && echo alpha > a && echo bravo > b && "
 		   "echo hush > " HIDDEN " && mkdir -p d/sub e f && echo x-of-d > d/x && "
 		   "echo y-of-sub > d/sub/y && echo z-of-f > f/z && chmod 0644 a " HIDDEN
-		   " d/x d/sub/y f/z && chmod 0666 b && chmod 0755 d d/sub e f", F.back);
+		   " d/x d/sub/y f/z && chmod 0666 b && chmod 0755 d d/sub e f && ln -s a l", F.back);
 }
 
 static int fx_backing(enum backing kind)
@@ -125,10 +125,13 @@ static void fx_teardown(void)
 /* Walk path twice (warm RCU walk); a directory is also opened and read to the end. */
 static void warm(const char *path)
 {
+	char link[64];
 	struct stat st;
 	DIR *d;
 
 	stat(path, &st);
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		(void)!readlink(path, link, sizeof(link));
 	if (stat(path, &st) || !S_ISDIR(st.st_mode) || !(d = opendir(path)))
 		return;
 	while (readdir(d))
@@ -140,7 +143,7 @@ static void warm(const char *path)
 static void warm_tree(void)
 {
 	static const char *const names[] = { "", "a", "b", HIDDEN, "d", "d/x", "d/sub",
-					     "d/sub/y", "e", "f", "f/z" };
+					     "d/sub/y", "e", "f", "f/z", "l" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		warm(V(names[i]));
@@ -357,6 +360,22 @@ out:
 	return ret;
 }
 
+/* The two names swapped (RENAME_EXCHANGE): two files, then a file and a directory. */
+static int rename_exchange(void)
+{
+	int ret = TAP_FAIL;
+
+	OK(renameat2(AT_FDCWD, BK("a"), AT_FDCWD, BK("b"), RENAME_EXCHANGE));
+	EXPECT(shows("a", "a") && shows("b", "b"));
+	OK(renameat2(AT_FDCWD, BK("a"), AT_FDCWD, BK("d"), RENAME_EXCHANGE));
+	EXPECT(shows("a/x", "a/x") && shows("a/sub/y", "a/sub/y") && shows("d", "d"));
+	ERR(stat(V("d/x"), &(struct stat){ 0 }), ENOTDIR);
+	EXPECT(listed("a", "x") && listed("", "d"));
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
 /* --- removed and made again ----------------------------------------------------------- */
 
 static int unlink_recreate(void)
@@ -368,6 +387,47 @@ static int unlink_recreate(void)
 	OK(put(BK("a"), "another alpha, longer\n"));
 	EXPECT(shows("a", "a"));
 	EXPECT(listed("", "a"));
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/* A file's name made a directory, then a file again, then a symlink. */
+static int replace_type(void)
+{
+	int ret = TAP_FAIL;
+
+	OK(unlink(BK("a")));
+	OK(mkdir(BK("a"), 0755));
+	OK(put(BK("a/in"), "in\n"));
+	EXPECT(shows("a", "a") && shows("a/in", "a/in"));
+	OK(unlink(BK("a/in")));
+	OK(rmdir(BK("a")));
+	OK(put(BK("a"), "a file again\n"));
+	ERR(stat(V("a/in"), &(struct stat){ 0 }), ENOTDIR);
+	EXPECT(shows("a", "a"));
+	OK(unlink(BK("a")));
+	OK(symlink("b", BK("a")));
+	EXPECT(shows("a", "b"));
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/* A symlink the view has read, made again with another target. */
+static int symlink_retarget(void)
+{
+	char link[64] = "";
+	int ret = TAP_FAIL;
+
+	EXPECT(shows("l", "a"));
+	OK(unlink(BK("l")));
+	OK(symlink("d/x", BK("l")));
+	EXPECT(readlink(V("l"), link, sizeof(link) - 1) == 3 && !strcmp(link, "d/x"),
+	       "l reads '%s'", link);
+	EXPECT(shows("l", "d/x"));
+	OK(rename(BK("b"), BK("l")));
+	EXPECT(shows("l", "l"));
 	ret = TAP_OK;
 out:
 	return ret;
@@ -574,7 +634,10 @@ ALL_VIEWS(rename_dir)
 ALL_VIEWS(rename_dir_other_dir)
 ALL_VIEWS(rename_dir_over)
 ALL_VIEWS(rename_in_open_dir)
+ALL_VIEWS(rename_exchange)
 ALL_VIEWS(unlink_recreate)
+ALL_VIEWS(replace_type)
+ALL_VIEWS(symlink_retarget)
 ALL_VIEWS(rmdir_mkdir)
 ALL_VIEWS(chmod_mode)
 ALL_VIEWS(chmod_permission)
@@ -592,7 +655,10 @@ static const struct tap_case cases[] = {
 	ALL_ROWS(rename_dir_other_dir)
 	ALL_ROWS(rename_dir_over)
 	ALL_ROWS(rename_in_open_dir)
+	ALL_ROWS(rename_exchange)
 	ALL_ROWS(unlink_recreate)
+	ALL_ROWS(replace_type)
+	ALL_ROWS(symlink_retarget)
 	ALL_ROWS(rmdir_mkdir)
 	ALL_ROWS(chmod_mode)
 	ALL_ROWS(chmod_permission)
