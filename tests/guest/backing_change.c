@@ -44,6 +44,7 @@ static struct {
 	char dir[64];		/* /tmp/bc-NAME: everything of the case */
 	char back[96];		/* the backing tree (an ext4 mount on B_EXT4) */
 	char mnt[96];		/* the view */
+	char mnt2[96];		/* a second view of the backing, without a filter */
 	char pins[96];
 	char state[96];
 	char out[8192];		/* the last fusebpfctl's output */
@@ -52,6 +53,7 @@ static struct {
 
 #define V(name) at(F.mnt, name)
 #define BK(name) at(F.back, name)
+#define V2(name) at(F.mnt2, name)
 #define ctl(...) ctl_into(F.out, sizeof(F.out), __VA_ARGS__)
 
 /* --- the fixture ------------------------------------------------------------------ */
@@ -110,8 +112,20 @@ static int fx_setup(const char *name, enum backing kind, enum view view)
 	return fx_attach() ? -1 : 0;
 }
 
+/* A second view of the same backing tree, without a filter, at F.mnt2. */
+static int fx_second_view(void)
+{
+	snprintf(F.mnt2, sizeof(F.mnt2), "%s/mnt2", F.dir);
+	if (mkdir(F.mnt2, 0755))
+		return -1;
+	return ctl("2>&1 attach %s %s", F.mnt2, F.back) ? -1 : 0;
+}
+
 static void fx_teardown(void)
 {
+	if (F.mnt2[0] && mounted(F.mnt2) && ctl("detach %s >/dev/null 2>&1", F.mnt2) &&
+	    mounted(F.mnt2))
+		umount2(F.mnt2, MNT_DETACH);
 	if (F.dir[0] && mounted(F.mnt) && ctl("detach %s >/dev/null 2>&1", F.mnt) && mounted(F.mnt))
 		umount2(F.mnt, MNT_DETACH);
 	if (F.dir[0] && mounted(F.back))
@@ -164,7 +178,7 @@ static const char *content(const char *path, char *buf, size_t cap)
 	return buf;
 }
 
-/* The view's name vname is the backing's bname: inode, type, mode, owner, content. */
+/* The view's name vname is the backing's bname: inode, type, mode, owner, size, links, mtime, content. */
 static bool shows(const char *vname, const char *bname)
 {
 	char vbuf[256], bbuf[256];
@@ -176,9 +190,14 @@ static bool shows(const char *vname, const char *bname)
 		return false;
 	}
 	if (v.st_ino != b.st_ino || (v.st_mode & S_IFMT) != (b.st_mode & S_IFMT) ||
-	    (v.st_mode & 07777) != view_mode(b.st_mode) || v.st_uid != b.st_uid) {
-		printf("# view %s: ino %lu mode %o uid %u; backing %s: ino %lu mode %o uid %u\n",
-		       vname, v.st_ino, v.st_mode, v.st_uid, bname, b.st_ino, b.st_mode, b.st_uid);
+	    (v.st_mode & 07777) != view_mode(b.st_mode) || v.st_uid != b.st_uid ||
+	    v.st_gid != b.st_gid || v.st_size != b.st_size || v.st_nlink != b.st_nlink ||
+	    v.st_mtim.tv_sec != b.st_mtim.tv_sec || v.st_mtim.tv_nsec != b.st_mtim.tv_nsec) {
+		printf("# view %s: ino %lu mode %o uid %u gid %u size %ld nlink %lu mtime %ld.%09ld\n"
+		       "# backing %s: ino %lu mode %o uid %u gid %u size %ld nlink %lu mtime %ld.%09ld\n",
+		       vname, v.st_ino, v.st_mode, v.st_uid, v.st_gid, v.st_size, v.st_nlink,
+		       v.st_mtim.tv_sec, v.st_mtim.tv_nsec, bname, b.st_ino, b.st_mode, b.st_uid,
+		       b.st_gid, b.st_size, b.st_nlink, b.st_mtim.tv_sec, b.st_mtim.tv_nsec);
 		return false;
 	}
 	if (S_ISREG(b.st_mode) && strcmp(content(V(vname), vbuf, sizeof(vbuf)),
@@ -513,6 +532,25 @@ out:
 	return ret;
 }
 
+/* Data written, truncated and times set in the backing: size, mtime and content at once. */
+static int write_size(void)
+{
+	struct timespec ts[2] = { { 1000000000, 5 }, { 1000000000, 5 } };
+	int ret = TAP_FAIL;
+
+	OK(put(BK("a"), "alpha, written again and longer\n"));
+	EXPECT(shows("a", "a"));
+	OK(truncate(BK("a"), 3));
+	EXPECT(shows("a", "a"));
+	OK(utimensat(AT_FDCWD, BK("a"), ts, 0));
+	EXPECT(shows("a", "a"));
+	OK(link(BK("a"), BK("d/a-link")));
+	EXPECT(shows("a", "a") && shows("d/a-link", "a"));
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
 /* --- new names ------------------------------------------------------------------------ */
 
 /* Names the view looked up and did not find, then made in the backing. */
@@ -549,6 +587,28 @@ static int readdir_changes(void)
 	EXPECT(listed("d", "new2"));
 	OK(rename(BK("d/new2"), BK("e/new3")));
 	EXPECT(!listed("d", "new2") && listed("e", "new3"));
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/* Changes made through another view of the backing are seen through this one at once. */
+static int other_view(void)
+{
+	int ret = TAP_FAIL;
+
+	EXPECT(fx_second_view() == 0, "attaching a second view");
+	warm(V("n"));
+	OK(rename(V2("a"), V2("a2")));
+	EXPECT(gone("a", "", "a") && shows("a2", "a2"));
+	OK(rename(V2("d"), V2("f/d")));
+	EXPECT(gone("d/x", "", "d") && shows("f/d/x", "f/d/x"));
+	OK(unlink(V2("b")));
+	EXPECT(gone("b", "", "b"));
+	OK(chmod(V2("f/d/x"), 0666));
+	EXPECT(shows("f/d/x", "f/d/x"));
+	OK(put(V2("n"), "made through the other view\n"));
+	EXPECT(shows("n", "n"));
 	ret = TAP_OK;
 out:
 	return ret;
@@ -642,8 +702,10 @@ ALL_VIEWS(rmdir_mkdir)
 ALL_VIEWS(chmod_mode)
 ALL_VIEWS(chmod_permission)
 ALL_VIEWS(chown_owner)
+ALL_VIEWS(write_size)
 ALL_VIEWS(create_after_negative)
 ALL_VIEWS(readdir_changes)
+ALL_VIEWS(other_view)
 HIDE_VIEWS(hide_rename_to_hidden)
 HIDE_VIEWS(hide_rename_from_hidden)
 
@@ -663,8 +725,10 @@ static const struct tap_case cases[] = {
 	ALL_ROWS(chmod_mode)
 	ALL_ROWS(chmod_permission)
 	ALL_ROWS(chown_owner)
+	ALL_ROWS(write_size)
 	ALL_ROWS(create_after_negative)
 	ALL_ROWS(readdir_changes)
+	ALL_ROWS(other_view)
 	HIDE_ROWS(hide_rename_to_hidden)
 	HIDE_ROWS(hide_rename_from_hidden)
 };
