@@ -48,7 +48,6 @@ static struct {
 	char pins[96];
 	char state[96];
 	char out[8192];		/* the last fusebpfctl's output */
-	bool ext4;
 } F;
 
 #define V(name) at(F.mnt, name)
@@ -77,7 +76,6 @@ static int fx_backing(enum backing kind)
 		return -1;
 	if (kind == B_TMPFS)
 		return run("mount -t tmpfs bc %s", F.back);
-	F.ext4 = true;
 	return run("truncate -s 32M %s/ext4.img && mkfs.ext4 -q -F -b 4096 %s/ext4.img && "
 		   "mount -o loop %s/ext4.img %s", F.dir, F.dir, F.dir, F.back);
 }
