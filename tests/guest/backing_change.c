@@ -5,11 +5,14 @@
  * after the view has the names cached (each walked twice, so the RCU-walk
  * fast path is warm, and every directory opened and read). Renames (a file,
  * a directory with children, in its directory, into another, over an
- * existing name), unlink and rmdir then the same name made again, chmod and
- * chown (the mode and owner stat shows and the permission checks the view
- * makes), a name created after the view looked it up and found nothing, new
- * and removed entries in a listing; with the hide filter, a name renamed to
- * a hidden one and back.
+ * existing name, under an open directory fd, RENAME_EXCHANGE), unlink and
+ * rmdir then the same name made again (also as another file type, and a
+ * symlink with another target), chmod and chown (the mode and owner stat
+ * shows and the permission checks the view makes), writes, truncation,
+ * times and links (size, mtime, link count), a name created after the view
+ * looked it up and found nothing, new and removed entries in a listing,
+ * changes made through a second view of the backing; with the hide filter,
+ * a name renamed to a hidden one and back.
  *
  * Every case runs on a tmpfs and on an ext4 backing, through a view mounted
  * by fusebpfctl without a filter, with the hide filter (hiding "secret") and
