@@ -65,7 +65,7 @@ TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c tests/lib/tproc.c tests/lib/t
 TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h tests/lib/tproc.h tests/lib/tctl.h tests/lib/tinsn.h \
 		 cli/fuse_attr.h
 GUEST_TESTS   := foundation passthrough bpf filters cli backing server splice verdicts rcu_walk \
-		 mount_flags ids_exec stress fuzz_found events audit mounts
+		 mount_flags ids_exec stress fuzz_found events audit mounts backing_change
 TEST_BPF      := basic
 GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
 HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats cli_events cli_conf cli_explain
