@@ -32,6 +32,7 @@
 # Each make holds the flock on $FUSEBPF_CACHE/build.lock that kernel/build.sh
 # takes, so the check never compiles while a kernel builds; all at nice 19.
 set -euo pipefail
+export LC_ALL=C
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${FUSEBPF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fusebpf}
@@ -40,7 +41,8 @@ src=$sc/src
 out=$sc/build
 res=$sc/results
 jobs=${JOBS:-$(nproc)}
-skip=" ${SERIES_CHECK_SKIP//,/ } "
+skip=${SERIES_CHECK_SKIP:-}
+skip=" ${skip//,/ } "
 fragments=("$here/fusebpf.config" "$here/fusebpf-normal.config")
 kmake=(make -C "$src" O="$out" ARCH=x86_64 CC="$here/series-check-cc.sh" LOCALVERSION=)
 
@@ -129,14 +131,17 @@ configure() {
 	echo "$key" >"$sc/config.key"
 }
 
-# Keep the objtool warnings of the objects rebuilt since $sc/build.stamp
-# (objtool runs after the compiler, which series-check-cc.sh wraps).
-keep_objtool_warnings() {
+# For each object X.o rebuilt since $sc/build.stamp, keep in X.o.logwarn
+# the warnings of the commands that run after the compiler (which
+# series-check-cc.sh wraps): objtool's about X.o, kernel-doc's about X.c.
+keep_log_warnings() {
 	local log=$1 w rel
 	find "$out/fs/fuse" "$out/kernel/bpf" -name '*.o.warn' -newer "$sc/build.stamp" -print |
 	while IFS= read -r w; do
 		rel=${w#"$out"/}
-		grep -F "${rel%.warn}: warning: objtool:" "$log" >"${w%.warn}.objtool" || true
+		rel=${rel%.o.warn}
+		grep -E -e "^$rel\.o: warning: objtool:" -e "^$src/$rel\.c:[0-9]+: warning:" \
+			"$log" >"${w%.warn}.logwarn" || true
 	done
 }
 
@@ -146,13 +151,13 @@ build() {
 	configure || { echo "configuring failed: $sc/config.err" >"$log"; return 1; }
 	touch "$sc/build.stamp"
 	locked "${kmake[@]}" W=1 -j"$jobs" fs/fuse/ kernel/bpf/ >"$log" 2>&1 || return 1
-	keep_objtool_warnings "$log"
+	keep_log_warnings "$log"
 }
 
 # The warnings of the current objects, without line numbers and offsets.
 warnings() {
-	find "$out/fs/fuse" "$out/kernel/bpf" \( -name '*.o.warn' -o -name '*.o.objtool' \) -print0 |
-		xargs -0 -r cat | grep -E 'warning:' |
+	find "$out/fs/fuse" "$out/kernel/bpf" \( -name '*.o.warn' -o -name '*.o.logwarn' \) -print0 |
+		xargs -0 -r cat | { grep -E 'warning:' || true; } |
 		sed -E -e "s|$src/||g" -e 's|^([^: ]+):[0-9]+(:[0-9]+)?:|\1:|' -e 's/\+0x[0-9a-f]+//g' |
 		sort -u
 }
