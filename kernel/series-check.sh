@@ -44,7 +44,10 @@ jobs=${JOBS:-$(nproc)}
 skip=${SERIES_CHECK_SKIP:-}
 skip=" ${skip//,/ } "
 fragments=("$here/fusebpf.config" "$here/fusebpf-normal.config")
-kmake=(make -C "$src" O="$out" ARCH=x86_64 CC="$here/series-check-cc.sh" LOCALVERSION=)
+# The compiler wrapper is copied into the cache, so that its path (part of
+# every object's command line) is the same from any checkout of the project.
+cc=$sc/cc
+kmake=(make -C "$src" O="$out" ARCH=x86_64 CC="$cc" LOCALVERSION=)
 
 say() { printf '  %-10s %s\n' "$1" "$2"; }
 die() { printf 'kernel/series-check.sh: %s\n' "$*" >&2; exit 2; }
@@ -81,6 +84,7 @@ setup_src() {
 		rm -rf "$sc"
 	fi
 	mkdir -p "$sc" "$res"
+	cmp -s "$here/series-check-cc.sh" "$cc" || install -m 0755 "$here/series-check-cc.sh" "$cc"
 	[ -d "$src/.git" ] && return
 	say CLONE "$cache/src (pristine) -> $src"
 	git clone -q --shared --no-checkout "$cache/src" "$src"
@@ -125,7 +129,7 @@ configure() {
 	local key
 	key=$( (cat "${fragments[@]}"; git -C "$src" ls-files -s -- '*Kconfig*') | sha256sum | cut -d' ' -f1)
 	[ -f "$out/.config" ] && [ "$(cat "$sc/config.key" 2>/dev/null)" = "$key" ] && return
-	CONFIG_MAKE_ARGS="CC=$here/series-check-cc.sh" \
+	CONFIG_MAKE_ARGS="CC=$cc" \
 		locked "$here/config.sh" "$src" "$out" "$sc/config.log" "${fragments[@]}" 2>"$sc/config.err" ||
 		{ cat "$sc/config.err" >&2; return 1; }
 	echo "$key" >"$sc/config.key"
@@ -154,18 +158,21 @@ build() {
 	keep_log_warnings "$log"
 }
 
-# The warnings of the current objects, without line numbers and offsets.
+# The warnings of the current objects, without line numbers, objtool's
+# offsets and the locale's quotes (make unexports LC_ALL).
 warnings() {
 	find "$out/fs/fuse" "$out/kernel/bpf" \( -name '*.o.warn' -o -name '*.o.logwarn' \) -print0 |
 		xargs -0 -r cat | { grep -E 'warning:' || true; } |
-		sed -E -e "s|$src/||g" -e 's|^([^: ]+):[0-9]+(:[0-9]+)?:|\1:|' -e 's/\+0x[0-9a-f]+//g' |
+		sed -E -e "s|$src/||g" -e 's|^([^: ]+):[0-9]+(:[0-9]+)?:|\1:|' -e 's/\+0x[0-9a-f]+//g' -e "s/‘|’/'/g" |
 		sort -u
 }
 
-# The pristine tree's warnings, built once per pristine tree, config and gcc.
+# The pristine tree's warnings, built once per pristine tree, config, gcc
+# and way of normalising them.
 baseline() {
 	local key
-	key=$( (git -C "$src" rev-parse pristine; cat "${fragments[@]}"; gcc --version) | sha256sum | cut -d' ' -f1)
+	key=$( (git -C "$src" rev-parse pristine; cat "${fragments[@]}"; gcc --version; declare -f warnings) |
+		sha256sum | cut -d' ' -f1)
 	[ -f "$sc/baseline.warnings" ] && [ "$(cat "$sc/baseline.key" 2>/dev/null)" = "$key" ] && return
 	say BASELINE "W=1 build of fs/fuse kernel/bpf on the pristine tree (first time: minutes)"
 	goto_prefix 0
@@ -235,7 +242,7 @@ step_uapi() {
 		compile_header "$h" >>"$log" 2>&1 || failed="$failed $h"
 	done
 	[ -z "$failed" ] && ! grep -q 'warning:' "$log" && return
-	echo "uapi (${failed:+$failed: }$log)"
+	echo "uapi (${failed:+${failed# }: }$log)"
 	return 1
 }
 
@@ -300,7 +307,7 @@ summary() {
 	local w c
 	w=$(grep -c ': WARNING:' "$sc/checkpatch.txt" || true)
 	c=$(grep -c ': CHECK:' "$sc/checkpatch.txt" || true)
-	printf 'series-check: patches %s-%s of %s: %s ok, %s failed; checkpatch: %s warnings, %s checks in %s\n' \
+	printf 'series-check: patches %s-%s of %s: %s ok, %s failed; checkpatch: %s WARNING, %s CHECK lines in %s\n' \
 		"$1" "$2" "$3" "$4" "$5" "$w" "$c" "$sc/checkpatch.txt"
 }
 
