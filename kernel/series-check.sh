@@ -174,7 +174,7 @@ baseline() {
 	key=$( (git -C "$src" rev-parse pristine; cat "${fragments[@]}"; gcc --version; declare -f warnings) |
 		sha256sum | cut -d' ' -f1)
 	[ -f "$sc/baseline.warnings" ] && [ "$(cat "$sc/baseline.key" 2>/dev/null)" = "$key" ] && return
-	say BASELINE "W=1 build of fs/fuse kernel/bpf on the pristine tree (first time: minutes)"
+	say BASELINE "W=1 build of fs/fuse kernel/bpf on the pristine tree (once)"
 	goto_prefix 0
 	build "$res/pristine.build.log" || die "the pristine tree does not build; see $res/pristine.build.log"
 	warnings >"$sc/baseline.warnings"
