@@ -55,11 +55,12 @@ skipped() { [[ "$skip" == *" $1 "* ]]; }
 
 # --- helpers ---------------------------------------------------------------------
 
-# Run "$@" holding kernel/build.sh's lock.
+# Run "$@" holding kernel/build.sh's lock. The note that it waits goes to
+# the script's stderr (fd 7), not to the log the caller redirects to.
 locked() {
 	(
 		if ! flock -n 9; then
-			echo "kernel/series-check.sh: waiting for a kernel build ($(cat "$cache/build.lock" 2>/dev/null))" >&2
+			echo "kernel/series-check.sh: waiting for a kernel build ($(cat "$cache/build.lock" 2>/dev/null))" >&7
 			flock 9
 		fi
 		echo "pid $$, series-check, since $(date '+%H:%M:%S')" >"$cache/build.lock"
@@ -160,9 +161,16 @@ build() {
 
 # The warnings of the current objects, without line numbers, objtool's
 # offsets and the locale's quotes (make unexports LC_ALL).
+# Only the objects the archives list count: a file a later patch added
+# keeps its X.o.warn when the tree goes back to pristine.
 warnings() {
-	find "$out/fs/fuse" "$out/kernel/bpf" \( -name '*.o.warn' -o -name '*.o.logwarn' \) -print0 |
-		xargs -0 -r cat | { grep -E 'warning:' || true; } |
+	local a o
+	for a in fs/fuse kernel/bpf; do
+		ar t "$out/$a/built-in.a" 2>/dev/null || true
+	done |
+	while IFS= read -r o; do
+		cat "$out/$o.warn" "$out/$o.logwarn" 2>/dev/null || true
+	done | { grep -E 'warning:' || true; } |
 		sed -E -e "s|$src/||g" -e 's|^([^: ]+):[0-9]+(:[0-9]+)?:|\1:|' -e 's/\+0x[0-9a-f]+//g' -e "s/‘|’/'/g" |
 		sort -u
 }
@@ -311,4 +319,5 @@ summary() {
 		"$1" "$2" "$3" "$4" "$5" "$w" "$c" "$sc/checkpatch.txt"
 }
 
+exec 7>&2
 main "$@"
