@@ -162,11 +162,12 @@ build() {
 # The warnings of the current objects, without line numbers, objtool's
 # offsets and the locale's quotes (make unexports LC_ALL).
 # Only the objects the archives list count: a file a later patch added
-# keeps its X.o.warn when the tree goes back to pristine.
+# keeps its X.o.warn when the tree goes back to pristine. (ar t names the
+# members of a thin archive relative to the current directory.)
 warnings() {
 	local a o
 	for a in fs/fuse kernel/bpf; do
-		ar t "$out/$a/built-in.a" 2>/dev/null || true
+		(cd "$out" && ar t "$a/built-in.a" 2>/dev/null) || true
 	done |
 	while IFS= read -r o; do
 		cat "$out/$o.warn" "$out/$o.logwarn" 2>/dev/null || true
