@@ -17,7 +17,11 @@ die() { printf 'kernel/config.sh: %s\n' "$*" >&2; exit 1; }
 [ $# -ge 4 ] || die "usage: kernel/config.sh SRC OUT LOG FRAGMENT..."
 src=$1 out=$2 log=$3
 shift 3
-fragments=("$@")
+fragments=()
+for f in "$@"; do
+	[ -r "$f" ] || die "$f: no such config fragment"
+	fragments+=("$(realpath "$f")") # merge_config.sh runs in $src
+done
 read -r -a extra <<<"${CONFIG_MAKE_ARGS:-}"
 names=$(for f in "${fragments[@]}"; do printf ' + kernel/%s' "${f##*/}"; done)
 
