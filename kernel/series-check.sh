@@ -52,6 +52,15 @@ kmake=(make -C "$src" O="$out" ARCH=x86_64 CC="$cc" LOCALVERSION=)
 say() { printf '  %-10s %s\n' "$1" "$2"; }
 die() { printf 'kernel/series-check.sh: %s\n' "$*" >&2; exit 2; }
 skipped() { [[ "$skip" == *" $1 "* ]]; }
+check_skip() {
+	local w
+	for w in $skip; do
+		case "$w" in
+		checkpatch | build | uapi) ;;
+		*) die "SERIES_CHECK_SKIP: '$w' is not checkpatch, build or uapi" ;;
+		esac
+	done
+}
 
 # --- helpers ---------------------------------------------------------------------
 
@@ -292,6 +301,7 @@ report() {
 main() {
 	local total from to n=0 ok=0 failed=0 p rc
 	check_tools
+	check_skip
 	renice -n 19 -p $$ >/dev/null
 	total=$(series | wc -l)
 	from=${SERIES_CHECK_FROM:-1} to=${SERIES_CHECK_TO:-$total}
