@@ -37,7 +37,7 @@ DEPS := linux-source-6.1 build-essential bc flex bison libelf-dev libssl-dev \
 	pkg-config e2fsprogs attr fio util-linux iproute2 procps \
 	libjson-c-dev valgrind liburing-dev libaio-dev bindfs gnuplot-nox
 
-.PHONY: all deps kernel kernel-debug tests bpf check stress host-tests guest-tests demo vm bench clean
+.PHONY: all deps kernel kernel-debug series-check tests bpf check stress host-tests guest-tests demo vm bench clean
 
 all: kernel bpf cli tests
 
@@ -59,6 +59,15 @@ kernel-debug: deps
 	$(Q)KERNEL_FLAVOR=debug kernel/build.sh
 
 $(VMLINUX): kernel
+
+# make series-check: every prefix of kernel/series applies, builds fs/fuse and
+# kernel/bpf with no new W=1 warning, passes checkpatch --strict, and keeps
+# the UAPI headers compiling as C and C++ (kernel/series-check.sh; its own
+# tree and build dir under $(FUSEBPF_CACHE)/series-check). SERIES_CHECK_FROM,
+# SERIES_CHECK_TO, SERIES_CHECK_SKIP pass through. Not part of make check:
+# see docs/kernel.md.
+series-check: deps
+	$(Q)kernel/series-check.sh
 
 # --- tests ------------------------------------------------------------------------
 TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c tests/lib/tproc.c tests/lib/tctl.c

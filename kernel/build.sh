@@ -7,8 +7,9 @@
 #   repository whose first commit is the pristine tree), apply kernel/series on
 #   the pristine tree whenever the series or a patch changes (only the files whose
 #   content changes are rewritten, so the build stays incremental), merge
-#   kernel/fusebpf.config onto tinyconfig whenever the fragment changes, and
-#   run an incremental `make bzImage` in $FUSEBPF_CACHE/build-normal.
+#   kernel/fusebpf.config onto tinyconfig whenever the fragment changes
+#   (kernel/config.sh), and run an incremental `make bzImage` in
+#   $FUSEBPF_CACHE/build-normal.
 #
 # Flavours (KERNEL_FLAVOR): both build from the same patched src/.
 #   normal  $FUSEBPF_CACHE/build-normal, tinyconfig + fusebpf.config +
@@ -137,24 +138,7 @@ cfgfile=$cache/config$sfx.stamp
 names=$(for f in "${fragments[@]}"; do printf ' + kernel/%s' "${f##*/}"; done)
 if [ ! -f "$out/.config" ] || [ ! -f "$cfgfile" ] || [ "$(cat "$cfgfile")" != "$cfgstamp" ]; then
 	say CONFIG "tinyconfig$names"
-	make -s -C "$src" O="$out" ARCH=x86_64 tinyconfig >/dev/null
-	(cd "$src" && KCONFIG_CONFIG="$out/.config" scripts/kconfig/merge_config.sh -m -O "$out" \
-		"$out/.config" "${fragments[@]}") >"$cache/config$sfx.log" 2>&1 ||
-		{ cat "$cache/config$sfx.log" >&2; die "merging the config fragments failed"; }
-	make -s -C "$src" O="$out" ARCH=x86_64 olddefconfig >/dev/null
-	# Every =y in the fragments must survive olddefconfig.
-	missing=""
-	while IFS= read -r line; do
-		case "$line" in CONFIG_*=y) ;; *) continue ;; esac
-		grep -qx "$line" "$out/.config" && continue
-		sym=${line%=y}
-		if git -C "$src" grep -q -E "^(menu)?config ${sym#CONFIG_}\$" -- '*Kconfig*'; then
-			missing="$missing $sym"
-		else
-			echo "kernel/build.sh: note: $sym is not defined by this tree (yet)" >&2
-		fi
-	done < <(cat "${fragments[@]}")
-	[ -z "$missing" ] || die "options in${names# +} did not survive olddefconfig:$missing"
+	"$here/config.sh" "$src" "$out" "$cache/config$sfx.log" "${fragments[@]}"
 	echo "$cfgstamp" >"$cfgfile"
 fi
 
