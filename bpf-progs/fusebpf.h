@@ -2,37 +2,50 @@
 /*
  * fusebpf.h - the API for fuse-bpf filter authors.
  *
- * A filter is one BPF program in SEC("fuse") that serves every operation:
+ * A filter is a struct_ops map of struct fuse_ops: one member per FUSE
+ * operation that it filters (lookup, getattr, ..., readdir; the kernel's
+ * include/linux/fuse_bpf.h, and vmlinux.h here). An operation without a
+ * member runs no program at all. A member is a BPF program that serves
+ * every phase of its operation:
  *
  *   #include "fusebpf.h"
  *
- *   SEC("fuse")
- *   int myfilter(struct fuse_bpf_ctx *ctx)
+ *   static __always_inline int hide_secret(struct fuse_bpf_ctx *ctx)
  *   {
  *           struct fusebpf_name n;
  *
- *           if (fusebpf_op(ctx) == FUSE_LOOKUP && fusebpf_is_pre(ctx) &&
+ *           if (fusebpf_is_pre(ctx) &&
  *               fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(0), &n) >= 0 &&
  *               fusebpf_name_eq(&n, "secret"))
  *                   return -ENOENT;
  *           return FUSE_BPF_BACKING;
  *   }
+ *
+ *   FUSEBPF_OP(myfilter, lookup, hide_secret)
+ *
+ *   SEC(".struct_ops")
+ *   struct fuse_ops myfilter = {
+ *           FUSEBPF_MEMBER(myfilter, lookup),
+ *   };
  *   char LICENSE[] SEC("license") = "GPL";
  *
- * It is run with ctx->opcode = opcode | FUSE_PREFILTER before the operation
- * is done on the backing file, with opcode | FUSE_POSTFILTER after it (when
- * the prefilter returned FUSE_BPF_POST_FILTER), and, for READDIR, once per
- * directory entry with FUSE_READDIR | FUSE_ENTRYFILTER. See docs/filters.md.
+ * A member is run with ctx->opcode = opcode | FUSE_PREFILTER before the
+ * operation is done on the backing file, with opcode | FUSE_POSTFILTER
+ * after it (when the prefilter returned FUSE_BPF_POST_FILTER), and, for
+ * READDIR, once per directory entry with FUSE_READDIR | FUSE_ENTRYFILTER.
+ * See docs/filters.md.
  *
  * vmlinux.h (dumped from our kernel's BTF) gives the kernel's types: struct
- * fuse_bpf_ctx, struct fuse_bpf_dirent, the fuse_*_in/out structs and enum
- * fuse_opcode (FUSE_LOOKUP...). It has no macros: they are here.
+ * fuse_ops, struct fuse_bpf_ctx, struct fuse_bpf_dirent, the fuse_*_in/out
+ * structs and enum fuse_opcode (FUSE_LOOKUP...). It has no macros: they
+ * are here.
  */
 #ifndef FUSEBPF_H
 #define FUSEBPF_H
 
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 
 #include "fusebpf_maps.h"
 
@@ -65,17 +78,72 @@
 #define FUSE_BPF_OUT_ARG(i)	(0x100 | (i))
 
 /*
+ * The kfuncs (fs/fuse/bpf.c). buf must be initialized memory (the
+ * verifier's rule for kfunc buffers): fusebpf_get() and the name helpers
+ * below zero theirs.
+ *
  * Copy min(size, the arg's size) bytes of an arg into buf, zero the rest of
- * buf; returns the arg's size, -ENOENT (no such arg) or -EINVAL.
+ * buf; returns the arg's size or -ENOENT (no such arg).
  */
-static long (*bpf_fuse_get_arg)(struct fuse_bpf_ctx *ctx, __u32 arg, void *buf,
-				__u32 size) = (void *)210;
+extern int bpf_fuse_get_arg(struct fuse_bpf_ctx *ctx, __u32 which, void *buf,
+			    __u32 buf__sz) __ksym;
 /*
  * Overwrite the first size bytes of an arg: in args in a prefilter, out args
  * in a postfilter or entry filter; never names. 0, -EACCES, -E2BIG, -ENOENT.
  */
-static long (*bpf_fuse_set_arg)(struct fuse_bpf_ctx *ctx, __u32 arg, const void *buf,
-				__u32 size) = (void *)211;
+extern int bpf_fuse_set_arg(struct fuse_bpf_ctx *ctx, __u32 which,
+			    const void *buf, __u32 buf__sz) __ksym;
+
+/*
+ * FUSEBPF_OP(map, member, fn): the program of one member of struct_ops map
+ * `map`, named map_member, that returns fn(ctx). FUSEBPF_MEMBER(map,
+ * member) names it in the map's initializer. (The program's own argument
+ * is called fusebpf_ctx: BPF_PROG() keeps `ctx` for the raw arguments.)
+ */
+#define FUSEBPF_OP(map, member, fn)						\
+	SEC("struct_ops/" #member)						\
+	int BPF_PROG(map##_##member, struct fuse_bpf_ctx *fusebpf_ctx)		\
+	{									\
+		return fn(fusebpf_ctx);						\
+	}
+#define FUSEBPF_MEMBER(map, member)	.member = (void *)map##_##member
+
+/* Every operation: the programs of map's 31 members, each returning fn(ctx) */
+#define FUSEBPF_ALL_OPS(map, fn)						\
+	FUSEBPF_OP(map, lookup, fn) FUSEBPF_OP(map, getattr, fn)		\
+	FUSEBPF_OP(map, setattr, fn) FUSEBPF_OP(map, readlink, fn)		\
+	FUSEBPF_OP(map, symlink, fn) FUSEBPF_OP(map, mknod, fn)			\
+	FUSEBPF_OP(map, mkdir, fn) FUSEBPF_OP(map, unlink, fn)			\
+	FUSEBPF_OP(map, rmdir, fn) FUSEBPF_OP(map, rename2, fn)			\
+	FUSEBPF_OP(map, link, fn) FUSEBPF_OP(map, open, fn)			\
+	FUSEBPF_OP(map, read, fn) FUSEBPF_OP(map, write, fn)			\
+	FUSEBPF_OP(map, statfs, fn) FUSEBPF_OP(map, release, fn)		\
+	FUSEBPF_OP(map, fsync, fn) FUSEBPF_OP(map, setxattr, fn)		\
+	FUSEBPF_OP(map, getxattr, fn) FUSEBPF_OP(map, listxattr, fn)		\
+	FUSEBPF_OP(map, removexattr, fn) FUSEBPF_OP(map, flush, fn)		\
+	FUSEBPF_OP(map, opendir, fn) FUSEBPF_OP(map, readdir, fn)		\
+	FUSEBPF_OP(map, releasedir, fn) FUSEBPF_OP(map, fsyncdir, fn)		\
+	FUSEBPF_OP(map, access, fn) FUSEBPF_OP(map, create, fn)			\
+	FUSEBPF_OP(map, fallocate, fn) FUSEBPF_OP(map, lseek, fn)		\
+	FUSEBPF_OP(map, copy_file_range, fn)
+/* ...and the initializer that names them all */
+#define FUSEBPF_ALL_MEMBERS(map)						\
+	FUSEBPF_MEMBER(map, lookup), FUSEBPF_MEMBER(map, getattr),		\
+	FUSEBPF_MEMBER(map, setattr), FUSEBPF_MEMBER(map, readlink),		\
+	FUSEBPF_MEMBER(map, symlink), FUSEBPF_MEMBER(map, mknod),		\
+	FUSEBPF_MEMBER(map, mkdir), FUSEBPF_MEMBER(map, unlink),		\
+	FUSEBPF_MEMBER(map, rmdir), FUSEBPF_MEMBER(map, rename2),		\
+	FUSEBPF_MEMBER(map, link), FUSEBPF_MEMBER(map, open),			\
+	FUSEBPF_MEMBER(map, read), FUSEBPF_MEMBER(map, write),			\
+	FUSEBPF_MEMBER(map, statfs), FUSEBPF_MEMBER(map, release),		\
+	FUSEBPF_MEMBER(map, fsync), FUSEBPF_MEMBER(map, setxattr),		\
+	FUSEBPF_MEMBER(map, getxattr), FUSEBPF_MEMBER(map, listxattr),		\
+	FUSEBPF_MEMBER(map, removexattr), FUSEBPF_MEMBER(map, flush),		\
+	FUSEBPF_MEMBER(map, opendir), FUSEBPF_MEMBER(map, readdir),		\
+	FUSEBPF_MEMBER(map, releasedir), FUSEBPF_MEMBER(map, fsyncdir),		\
+	FUSEBPF_MEMBER(map, access), FUSEBPF_MEMBER(map, create),		\
+	FUSEBPF_MEMBER(map, fallocate), FUSEBPF_MEMBER(map, lseek),		\
+	FUSEBPF_MEMBER(map, copy_file_range)
 
 /* ---- constants that vmlinux.h lacks ----------------------------------------- */
 
