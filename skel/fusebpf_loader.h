@@ -113,4 +113,23 @@ static inline int fusebpf_set_prog_types(struct bpf_object *obj)
 	return 0;
 }
 
+/*
+ * Attach (update) a loaded struct_ops map of struct fuse_ops, so that a
+ * server (FUSE_ENTRY_BPF) or root_bpf= can name it by its fd. It stays
+ * attached when this process ends, for as long as something holds the map
+ * (a mount using it, a pin, an fd). Returns the map's fd or a negative
+ * errno.
+ */
+static inline int fusebpf_ops_attach(struct bpf_map *map)
+{
+	struct bpf_link *link = bpf_map__attach_struct_ops(map);
+
+	if (!link)
+		return -errno;
+	/* Destroying libbpf's link would delete the map's element (detach) */
+	bpf_link__disconnect(link);
+	bpf_link__destroy(link);
+	return bpf_map__fd(map);
+}
+
 #endif
