@@ -359,7 +359,7 @@ static int t_load_list_unload(void)
 	f = json_object_array_get_idx(f, 3);	/* sorted: attrs denywrite hide private stats */
 	EXPECT(json_object_object_get_ex(f, "name", &v) && !strcmp(json_object_get_string(v), "private"));
 	EXPECT(json_object_object_get_ex(f, "kind", &v) && !strcmp(json_object_get_string(v), "hide"));
-	EXPECT(json_object_object_get_ex(f, "prog_id", &v) && json_object_get_int(v) > 0);
+	EXPECT(json_object_object_get_ex(f, "ops_id", &v) && json_object_get_int(v) > 0);
 	EXPECT(json_object_object_get_ex(f, "maps", &v) && json_object_array_length(v) >= 3);
 	EXPECT(ctl("-v load %s --name verbose", "stats") == 0);
 	EXPECT(ctl("unload verbose") == 0 && !pinned("verbose"));
