@@ -234,10 +234,10 @@ $(BUILD)/tests/guest/cli: $(BUILD)/fusebpfctl $(BUILD)/tests/cli_reject.bpf.o
 # fusebpfctl's JSON (tests/lib/tjson.c).
 $(foreach s,events audit,$(eval SRCS_$(s) += tests/lib/tjson.c)$(eval LIBS_$(s) := $(JSONC_LIBS)))
 $(BUILD)/tests/guest/events $(BUILD)/tests/guest/audit: $(BUILD)/fusebpfctl tests/lib/tjson.c tests/lib/tjson.h
-$(BUILD)/tests/cli_reject.bpf.o: tests/guest/cli_reject.bpf.c
+$(BUILD)/tests/cli_reject.bpf.o: tests/guest/cli_reject.bpf.c skel/vmlinux.h $(BPF_HEADERS)
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(Q)$(CLANG) $(FILTER_CFLAGS) -c $< -o $@
 
 # tests/guest/mounts is a script: it mounts, as an administrator would, what
 # make install put in $(STAGE) (DESTDIR; the unit test checks its unit too).

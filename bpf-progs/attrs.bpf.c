@@ -6,14 +6,23 @@
  */
 #include "attrs.bpf.h"
 
-SEC("fuse")
-int attrs(struct fuse_bpf_ctx *ctx)
+/* Every phase of the ops below; an op without a member runs nothing. */
+static __always_inline int attrs_run(struct fuse_bpf_ctx *ctx)
 {
-	if (fusebpf_is_entry(ctx))
-		return fusebpf_stats_entry(ctx, 0);
 	if (fusebpf_is_post(ctx))
 		return fusebpf_stats_post(ctx, attrs_post(ctx));
-	return fusebpf_stats_pre(ctx, fusebpf_no_entries(ctx, attrs_pre(ctx)));
+	return fusebpf_stats_pre(ctx, attrs_pre(ctx));
 }
+
+FUSEBPF_OP(attrs, lookup, attrs_run)
+FUSEBPF_OP(attrs, getattr, attrs_run)
+FUSEBPF_OP(attrs, setattr, attrs_run)
+
+SEC(".struct_ops")
+struct fuse_ops attrs = {
+	FUSEBPF_MEMBER(attrs, lookup),
+	FUSEBPF_MEMBER(attrs, getattr),
+	FUSEBPF_MEMBER(attrs, setattr),
+};
 
 char LICENSE[] SEC("license") = "GPL";

@@ -6,14 +6,47 @@
  */
 #include "denywrite.bpf.h"
 
-SEC("fuse")
-int denywrite(struct fuse_bpf_ctx *ctx)
+/* Every phase of the ops below; an op without a member runs nothing. */
+static __always_inline int deny_run(struct fuse_bpf_ctx *ctx)
 {
-	if (fusebpf_is_entry(ctx))
-		return fusebpf_stats_entry(ctx, 0);
 	if (fusebpf_is_post(ctx))
 		return fusebpf_stats_post(ctx, deny_post(ctx));
-	return fusebpf_stats_pre(ctx, fusebpf_no_entries(ctx, deny_pre(ctx)));
+	return fusebpf_stats_pre(ctx, deny_pre(ctx));
 }
+
+FUSEBPF_OP(denywrite, open, deny_run)
+FUSEBPF_OP(denywrite, write, deny_run)
+FUSEBPF_OP(denywrite, fallocate, deny_run)
+FUSEBPF_OP(denywrite, copy_file_range, deny_run)
+FUSEBPF_OP(denywrite, setattr, deny_run)
+FUSEBPF_OP(denywrite, setxattr, deny_run)
+FUSEBPF_OP(denywrite, removexattr, deny_run)
+FUSEBPF_OP(denywrite, create, deny_run)
+FUSEBPF_OP(denywrite, rename2, deny_run)
+FUSEBPF_OP(denywrite, mknod, deny_run)
+FUSEBPF_OP(denywrite, mkdir, deny_run)
+FUSEBPF_OP(denywrite, link, deny_run)
+FUSEBPF_OP(denywrite, unlink, deny_run)
+FUSEBPF_OP(denywrite, rmdir, deny_run)
+FUSEBPF_OP(denywrite, symlink, deny_run)
+
+SEC(".struct_ops")
+struct fuse_ops denywrite = {
+	FUSEBPF_MEMBER(denywrite, open),
+	FUSEBPF_MEMBER(denywrite, write),
+	FUSEBPF_MEMBER(denywrite, fallocate),
+	FUSEBPF_MEMBER(denywrite, copy_file_range),
+	FUSEBPF_MEMBER(denywrite, setattr),
+	FUSEBPF_MEMBER(denywrite, setxattr),
+	FUSEBPF_MEMBER(denywrite, removexattr),
+	FUSEBPF_MEMBER(denywrite, create),
+	FUSEBPF_MEMBER(denywrite, rename2),
+	FUSEBPF_MEMBER(denywrite, mknod),
+	FUSEBPF_MEMBER(denywrite, mkdir),
+	FUSEBPF_MEMBER(denywrite, link),
+	FUSEBPF_MEMBER(denywrite, unlink),
+	FUSEBPF_MEMBER(denywrite, rmdir),
+	FUSEBPF_MEMBER(denywrite, symlink),
+};
 
 char LICENSE[] SEC("license") = "GPL";

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fusebpf: the policies composed. The kernel runs one program per node, so
- * composition is one program: this one runs denywrite, hide and attrs, each
+ * fusebpf: the policies composed. The kernel runs one filter (fuse_ops map) per node, so
+ * composition is one struct_ops map: this one runs denywrite, hide and attrs, each
  * when its FUSEBPF_POLICY_* bit is set in fusebpf_config.policies (all off:
  * it is the stats filter), from the same maps as the single filters.
  *
@@ -45,8 +45,7 @@ static __always_inline int fusebpf_post(struct fuse_bpf_ctx *ctx, __u32 policies
 	return 0;
 }
 
-SEC("fuse")
-int fusebpf(struct fuse_bpf_ctx *ctx)
+static __always_inline int fusebpf_run(struct fuse_bpf_ctx *ctx)
 {
 	__u32 policies = fusebpf_cfg().policies;
 	int verdict;
@@ -61,5 +60,50 @@ int fusebpf(struct fuse_bpf_ctx *ctx)
 		verdict = fusebpf_no_entries(ctx, verdict);
 	return fusebpf_stats_pre(ctx, verdict);
 }
+
+/*
+ * The union of the ops the three policies act on; the others run nothing
+ * (and are not counted in fusebpf_stats: use the stats filter for those).
+ */
+FUSEBPF_OP(fusebpf, lookup, fusebpf_run)
+FUSEBPF_OP(fusebpf, getattr, fusebpf_run)
+FUSEBPF_OP(fusebpf, setattr, fusebpf_run)
+FUSEBPF_OP(fusebpf, readdir, fusebpf_run)
+FUSEBPF_OP(fusebpf, open, fusebpf_run)
+FUSEBPF_OP(fusebpf, write, fusebpf_run)
+FUSEBPF_OP(fusebpf, fallocate, fusebpf_run)
+FUSEBPF_OP(fusebpf, copy_file_range, fusebpf_run)
+FUSEBPF_OP(fusebpf, setxattr, fusebpf_run)
+FUSEBPF_OP(fusebpf, removexattr, fusebpf_run)
+FUSEBPF_OP(fusebpf, create, fusebpf_run)
+FUSEBPF_OP(fusebpf, rename2, fusebpf_run)
+FUSEBPF_OP(fusebpf, mknod, fusebpf_run)
+FUSEBPF_OP(fusebpf, mkdir, fusebpf_run)
+FUSEBPF_OP(fusebpf, link, fusebpf_run)
+FUSEBPF_OP(fusebpf, unlink, fusebpf_run)
+FUSEBPF_OP(fusebpf, rmdir, fusebpf_run)
+FUSEBPF_OP(fusebpf, symlink, fusebpf_run)
+
+SEC(".struct_ops")
+struct fuse_ops fusebpf = {
+	FUSEBPF_MEMBER(fusebpf, lookup),
+	FUSEBPF_MEMBER(fusebpf, getattr),
+	FUSEBPF_MEMBER(fusebpf, setattr),
+	FUSEBPF_MEMBER(fusebpf, readdir),
+	FUSEBPF_MEMBER(fusebpf, open),
+	FUSEBPF_MEMBER(fusebpf, write),
+	FUSEBPF_MEMBER(fusebpf, fallocate),
+	FUSEBPF_MEMBER(fusebpf, copy_file_range),
+	FUSEBPF_MEMBER(fusebpf, setxattr),
+	FUSEBPF_MEMBER(fusebpf, removexattr),
+	FUSEBPF_MEMBER(fusebpf, create),
+	FUSEBPF_MEMBER(fusebpf, rename2),
+	FUSEBPF_MEMBER(fusebpf, mknod),
+	FUSEBPF_MEMBER(fusebpf, mkdir),
+	FUSEBPF_MEMBER(fusebpf, link),
+	FUSEBPF_MEMBER(fusebpf, unlink),
+	FUSEBPF_MEMBER(fusebpf, rmdir),
+	FUSEBPF_MEMBER(fusebpf, symlink),
+};
 
 char LICENSE[] SEC("license") = "GPL";

@@ -8,8 +8,8 @@
  */
 #include "hide.bpf.h"
 
-SEC("fuse")
-int hide(struct fuse_bpf_ctx *ctx)
+/* Every phase of the ops below; an op without a member runs nothing. */
+static __always_inline int hide_run(struct fuse_bpf_ctx *ctx)
 {
 	if (fusebpf_is_entry(ctx))
 		return fusebpf_stats_entry(ctx, hide_entry(ctx));
@@ -17,5 +17,30 @@ int hide(struct fuse_bpf_ctx *ctx)
 		return fusebpf_stats_post(ctx, hide_post(ctx));
 	return fusebpf_stats_pre(ctx, hide_pre(ctx));
 }
+
+FUSEBPF_OP(hide, lookup, hide_run)
+FUSEBPF_OP(hide, readdir, hide_run)
+FUSEBPF_OP(hide, unlink, hide_run)
+FUSEBPF_OP(hide, rmdir, hide_run)
+FUSEBPF_OP(hide, mknod, hide_run)
+FUSEBPF_OP(hide, mkdir, hide_run)
+FUSEBPF_OP(hide, symlink, hide_run)
+FUSEBPF_OP(hide, link, hide_run)
+FUSEBPF_OP(hide, rename2, hide_run)
+FUSEBPF_OP(hide, create, hide_run)
+
+SEC(".struct_ops")
+struct fuse_ops hide = {
+	FUSEBPF_MEMBER(hide, lookup),
+	FUSEBPF_MEMBER(hide, readdir),
+	FUSEBPF_MEMBER(hide, unlink),
+	FUSEBPF_MEMBER(hide, rmdir),
+	FUSEBPF_MEMBER(hide, mknod),
+	FUSEBPF_MEMBER(hide, mkdir),
+	FUSEBPF_MEMBER(hide, symlink),
+	FUSEBPF_MEMBER(hide, link),
+	FUSEBPF_MEMBER(hide, rename2),
+	FUSEBPF_MEMBER(hide, create),
+};
 
 char LICENSE[] SEC("license") = "GPL";

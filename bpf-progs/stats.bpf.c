@@ -5,8 +5,8 @@
  */
 #include "stats.h"
 
-SEC("fuse")
-int stats(struct fuse_bpf_ctx *ctx)
+/* Every phase of every op: all 31 members. */
+static __always_inline int stats_run(struct fuse_bpf_ctx *ctx)
 {
 	if (fusebpf_is_entry(ctx))
 		return fusebpf_stats_entry(ctx, 0);
@@ -14,5 +14,12 @@ int stats(struct fuse_bpf_ctx *ctx)
 		return fusebpf_stats_post(ctx, 0);
 	return fusebpf_stats_pre(ctx, fusebpf_no_entries(ctx, 0));
 }
+
+FUSEBPF_ALL_OPS(stats, stats_run)
+
+SEC(".struct_ops")
+struct fuse_ops stats = {
+	FUSEBPF_ALL_MEMBERS(stats),
+};
 
 char LICENSE[] SEC("license") = "GPL";

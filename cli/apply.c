@@ -87,7 +87,6 @@ static int object_maps(const char *path, unsigned int *maps)
 	struct bpf_map *map;
 
 	*maps = 0;
-	fusebpf_register_section();
 	obj = bpf_object__open_file(path, NULL);
 	if (!obj)
 		return -errno;

@@ -305,10 +305,10 @@ static int attach_claim(struct attach_state *st)
 	return 0;
 }
 
-/* A loaded filter's program, for the server to hand to the kernel. */
+/* A loaded filter's fuse_ops map, for the server to hand to the kernel. */
 static int attach_prog(const struct attach_state *st, const char *filter, const char *at)
 {
-	int fd = filter_obj_fd(filter, "prog");
+	int fd = filter_obj_fd(filter, "ops");
 
 	if (fd < 0 && at)
 		fail(-fd, "attach %s: --at %s: filter '%s'%s", st->mnt, at, filter,

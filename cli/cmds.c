@@ -97,7 +97,7 @@ void help_version(FILE *out)
 		     "Print fusebpfctl's and libbpf's versions, the built-in filters (embedded in\n"
 		     "the binary) and whether the kernel has fuse-bpf.\n"
 		     "JSON: {\"version\": S, \"libbpf\": S, \"fuse_bpf\": \"supported\"|\"unsupported\",\n"
-		     "       \"prog_type\": N|null, \"builtins\": [{\"name\": S, \"summary\": S}]}\n\n"
+		     "       \"filter_type\": S, \"builtins\": [{\"name\": S, \"summary\": S}]}\n\n"
 		     "EXAMPLES\n  fusebpfctl -j version\n");
 }
 
@@ -135,7 +135,6 @@ static json_object *json_builtins(void)
 
 int do_version(int argc, char **argv)
 {
-	int type = cli_prog_type();
 	bool supported = fuse_bpf_supported();
 	char libbpf[32];
 
@@ -153,15 +152,16 @@ int do_version(int argc, char **argv)
 		json_object_object_add(o, "libbpf", json_object_new_string(libbpf));
 		json_object_object_add(o, "fuse_bpf",
 				       json_object_new_string(supported ? "supported" : "unsupported"));
-		json_object_object_add(o, "prog_type", type >= 0 ? json_object_new_int(type) : NULL);
+		json_object_object_add(o, "filter_type",
+				       json_object_new_string("struct_ops fuse_ops"));
 		json_object_object_add(o, "builtins", json_builtins());
 		json_print(o);
 		json_object_put(o);
 	} else {
 		printf("fusebpfctl %s\nlibbpf %s\nfuse-bpf: %s", FUSEBPFCTL_VERSION, libbpf,
 		       supported ? "supported" : "not supported by this kernel");
-		if (type >= 0)
-			printf(" (program type %d)", type);
+		if (supported)
+			printf(" (filters: struct_ops maps of struct fuse_ops)");
 		printf("\nbuilt-in filters: %s\n", builtin_names(" "));
 	}
 	return EXIT_OK;

@@ -33,7 +33,7 @@ bool filter_loaded(const char *name)
 
 	if (!valid_filter_name(name))
 		return false;
-	snprintf(path, sizeof(path), "%s/%s/prog", opts.pin_dir, name);
+	snprintf(path, sizeof(path), "%s/%s/ops", opts.pin_dir, name);
 	return stat(path, &st) == 0;
 }
 
@@ -155,8 +155,8 @@ int filter_set_config(const char *name, const char *config)
 
 int filter_describe(const char *name, struct filter_desc *f)
 {
-	struct bpf_prog_info pinfo = {};
-	uint32_t len = sizeof(pinfo);
+	struct bpf_map_info oinfo = {};
+	uint32_t len = sizeof(oinfo);
 	char dir[4096];
 	struct dirent *de;
 	int fd, err;
@@ -165,15 +165,15 @@ int filter_describe(const char *name, struct filter_desc *f)
 	memset(f, 0, sizeof(*f));
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	read_meta(name, f);
-	fd = filter_obj_fd(name, "prog");
+	fd = filter_obj_fd(name, "ops");
 	if (fd < 0)
 		return fd;
-	err = bpf_obj_get_info_by_fd(fd, &pinfo, &len);
+	err = bpf_obj_get_info_by_fd(fd, &oinfo, &len);
 	close(fd);
 	if (err)
 		return -errno;
-	f->prog_id = pinfo.id;
-	snprintf(f->prog_name, sizeof(f->prog_name), "%s", pinfo.name);
+	f->ops_id = oinfo.id;
+	snprintf(f->ops_name, sizeof(f->ops_name), "%s", oinfo.name);
 	filter_pin_dir(name, dir, sizeof(dir));
 	d = opendir(dir);
 	if (!d)
@@ -182,7 +182,7 @@ int filter_describe(const char *name, struct filter_desc *f)
 		struct bpf_map_info minfo = {};
 		uint32_t mlen = sizeof(minfo);
 
-		if (de->d_name[0] == '.' || strcmp(de->d_name, "prog") == 0 ||
+		if (de->d_name[0] == '.' || strcmp(de->d_name, "ops") == 0 ||
 		    strlen(de->d_name) >= sizeof(f->maps[0].name))	/* not a map name */
 			continue;
 		fd = filter_obj_fd(name, de->d_name);

@@ -9,7 +9,7 @@
 #include "builtins.h"
 #include "model.h"
 
-/* A pinned object of a loaded filter ("prog" or a map name): fd or -errno. */
+/* A pinned object of a loaded filter ("ops" or a map name): fd or -errno. */
 int filter_obj_fd(const char *name, const char *obj);
 bool filter_loaded(const char *name);
 /* Names of the loaded filters (directories in the pin dir), sorted; malloc'd. */

@@ -134,7 +134,6 @@ bool fuse_bpf_supported(void);
 /* Read a small file (sysfs, /proc) into buf, NUL-terminated: its length or -errno. */
 ssize_t read_small(const char *path, char *buf, size_t cap);
 /* The fuse filter program type number (skel/fusebpf_loader.h), or -errno. */
-int cli_prog_type(void);
 
 /* A filter name must be a plain file name: [A-Za-z0-9_.-], not "." or "..", <= 64. */
 bool valid_filter_name(const char *name);

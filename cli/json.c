@@ -42,8 +42,8 @@ json_object *json_filter(const struct filter_desc *f)
 	json_object_object_add(o, "name", json_object_new_string(f->name));
 	json_object_object_add(o, "kind", json_object_new_string(f->kind));
 	json_object_object_add(o, "source", str_or_null(f->source));
-	json_object_object_add(o, "prog_id", json_object_new_int64(f->prog_id));
-	json_object_object_add(o, "prog_name", json_object_new_string(f->prog_name));
+	json_object_object_add(o, "ops_id", json_object_new_int64(f->ops_id));
+	json_object_object_add(o, "ops_name", json_object_new_string(f->ops_name));
 	json_object_object_add(o, "mounts", json_object_new_int(f->mounts));
 	for (int i = 0; i < f->nmaps; i++) {
 		json_object *m = json_object_new_object();

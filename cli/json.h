@@ -18,7 +18,7 @@ void json_print(json_object *o);
 /* {"error": {"command": S, "message": S, "errno": N, "reason": S|null}} */
 json_object *json_error(const char *cmd, const char *what, int err);
 
-/* {"name", "kind", "source"|null, "prog_id", "prog_name", "mounts", "maps": [{"name","id","type"}]} */
+/* {"name", "kind", "source"|null, "ops_id", "ops_name", "mounts", "maps": [{"name","id","type"}]} */
 json_object *json_filter(const struct filter_desc *f);
 /* {"mountpoint","backing","mode","filter"|null,"at":[{"path","filter"}],"pid","log","started","alive"} */
 json_object *json_mount(const struct mount_rec *m, bool with_alive);

@@ -20,7 +20,7 @@ void help_list(FILE *out)
 		"mounts (mountpoint, backing directory, mode, filters, server pid).\n"
 		"\n"
 		"JSON (-j): {\"filters\": [{\"name\": S, \"kind\": S, \"source\": S|null,\n"
-		"  \"prog_id\": N, \"prog_name\": S, \"mounts\": N, \"maps\": [{\"name\": S,\n"
+		"  \"ops_id\": N, \"ops_name\": S, \"mounts\": N, \"maps\": [{\"name\": S,\n"
 		"  \"id\": N, \"type\": S}]}], \"mounts\": [{\"mountpoint\": S, \"backing\": S,\n"
 		"  \"mode\": \"fuse-bpf\"|\"userspace\", \"filter\": S|null, \"at\": [{\"path\": S,\n"
 		"  \"filter\": S}], \"pid\": N, \"log\": S, \"started\": N, \"alive\": B}]}\n"
@@ -83,7 +83,7 @@ static void list_print_json(const struct list_data *d)
 
 static void print_filter_plain(const struct filter_desc *f)
 {
-	printf("%-16s %-10s %8u %6d  ", f->name, f->kind, f->prog_id, f->mounts);
+	printf("%-16s %-10s %8u %6d  ", f->name, f->kind, f->ops_id, f->mounts);
 	for (int m = 0; m < f->nmaps; m++)
 		printf("%s%s", m ? "," : "", f->maps[m].name);
 	printf("\n");
@@ -103,7 +103,7 @@ static void print_mount_plain(const struct mount_rec *r)
 
 static void list_print_plain(const struct list_data *d)
 {
-	printf("%-16s %-10s %8s %6s  %s\n", "FILTER", "KIND", "PROG_ID", "MOUNTS", "MAPS");
+	printf("%-16s %-10s %8s %6s  %s\n", "FILTER", "KIND", "OPS_ID", "MOUNTS", "MAPS");
 	for (int i = 0; i < d->nf; i++)
 		print_filter_plain(&d->f[i]);
 	printf("\n%-24s %-24s %-9s %-20s %s\n", "MOUNTPOINT", "BACKING", "MODE", "FILTERS", "PID");

@@ -37,7 +37,7 @@ void help_load(FILE *out)
 	fprintf(out,
 		"Usage: fusebpfctl load FILTER [--name NAME] [POLICY OPTIONS]\n"
 		"\n"
-		"Load a filter and pin it under PIN_DIR/NAME/ (the program as 'prog', the maps by\n"
+		"Load a filter and pin it under PIN_DIR/NAME/ (its fuse_ops map as 'ops', the maps by\n"
 		"their names). FILTER is a built-in (%s: the\n"
 		"combined filter) or the path of a filter object (.bpf.o). When the verifier\n"
 		"rejects the program, its log is printed and the exit status is 1.\n"
@@ -287,16 +287,27 @@ static int find_object(const char *filter, struct load_src *src)
 	return 0;
 }
 
-/* Open the object (a file that is not BPF fails here, on any kernel); SEC("fuse") is ours. */
-static int open_object(const struct load_src *src, struct bpf_object **objp)
+/* The object's filter: its one fuse_ops struct_ops map (printed when none or several). */
+static struct bpf_map *object_ops_map(const char *filter, struct bpf_object *obj)
 {
-	struct bpf_program *prog;
-	struct bpf_object *obj;
-	int err, nprogs = 0;
+	struct bpf_map *map = fusebpf_ops_map(obj);
 
-	err = fusebpf_register_section();
-	if (err < 0)
-		debug("libbpf_register_prog_handler(\"fuse\"): %s", strerror(-err));
+	if (!map && errno == EEXIST)
+		fail(EEXIST, "load %s: the object has several struct fuse_ops maps; "
+		     "a filter object has one", filter);
+	else if (!map)
+		fail(ENOENT, "load %s: the object has no struct fuse_ops map "
+		     "(SEC(\".struct_ops\") struct fuse_ops NAME = { ... })", filter);
+	return map;
+}
+
+/* Open the object (a file that is not BPF fails here, on any kernel) and find its filter. */
+static int open_object(const struct load_src *src, struct bpf_object **objp,
+		       struct bpf_map **ops)
+{
+	struct bpf_object *obj;
+	int err;
+
 	if (src->builtin) {
 		char objname[64];
 		size_t size;
@@ -319,69 +330,49 @@ static int open_object(const struct load_src *src, struct bpf_object **objp)
 		return -err;
 	}
 	*objp = obj;
-	bpf_object__for_each_program(prog, obj)
-		nprogs++;
-	if (!nprogs) {
-		fail(ENOEXEC, "load %s: the object has no BPF program", src->filter);
-		return -ENOEXEC;
-	}
-	return 0;
+	*ops = object_ops_map(src->filter, obj);
+	return *ops ? 0 : -ENOEXEC;
 }
 
-/* Give every program the fuse type; the first is the one pinned, with the log. */
-static struct bpf_program *prepare_programs(const char *filter, struct bpf_object *obj, int type,
-					    char *log)
+/* Every program of the object logs into log (the one that fails leaves its log). */
+static void prepare_programs(struct bpf_object *obj, char *log)
 {
-	struct bpf_program *prog, *main_prog = NULL;
-	int nprogs = 0;
+	struct bpf_program *prog;
 
 	log[0] = 0;
 	bpf_object__for_each_program(prog, obj) {
-		nprogs++;
-		bpf_program__set_type(prog, type);
-		if (!main_prog) {
-			main_prog = prog;
-			bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
-			if (opts.verbose)
-				bpf_program__set_log_level(prog, 1);
-		}
+		bpf_program__set_log_buf(prog, log, VERIFIER_LOG_SIZE);
+		if (opts.verbose)
+			bpf_program__set_log_level(prog, 1);
 	}
-	if (nprogs > 1)
-		note("load %s: %d programs; attaching '%s'", filter, nprogs,
-		     bpf_program__name(main_prog));
-	return main_prog;
 }
 
-static void print_verifier_failure(const char *filter, const struct bpf_program *main_prog,
-				   const char *log, int err)
+static void print_verifier_failure(const char *filter, const char *log, int err)
 {
 	if (log[0]) {
-		fprintf(stderr, "-- verifier log of '%s' --\n%s", bpf_program__name(main_prog), log);
+		fprintf(stderr, "-- verifier log --\n%s", log);
 		if (log[strlen(log) - 1] != '\n')
 			fputc('\n', stderr);
 		fprintf(stderr, "-- end of verifier log --\n");
-		fail(-err, "load %s: the verifier rejected program '%s'", filter,
-		     bpf_program__name(main_prog));
+		fail(-err, "load %s: the verifier rejected a program of the filter", filter);
 	} else {
 		fail(-err, "load %s: loading into the kernel failed%s", filter,
 		     opts.verbose ? "" : " (-v for libbpf's detail)");
 	}
 }
 
-/* The fuse filter program type, or -errno when the kernel has no fuse-bpf (printed). */
-static int prog_type(const char *filter)
+/* 0 when the kernel has fuse-bpf filters, else -EOPNOTSUPP (printed). */
+static int check_kernel(const char *filter)
 {
-	int type = cli_prog_type();
-
-	if (type < 0)
-		fail(-type, "load %s: fuse-bpf is not supported by this kernel "
-		     "(/sys/fs/fuse/features/fuse_bpf)", filter);
-	return type;
+	if (fuse_bpf_supported())
+		return 0;
+	fail(EOPNOTSUPP, "load %s: fuse-bpf is not supported by this kernel "
+	     "(/sys/fs/fuse/features/fuse_bpf)", filter);
+	return -EOPNOTSUPP;
 }
 
-/* Load the object into the kernel, printing the verifier's log when it refuses. */
-static int load_object(const char *filter, struct bpf_object *obj, int type,
-		       struct bpf_program **main_prog)
+/* Load the object and attach its fuse_ops map, printing the verifier's log when refused. */
+static int load_object(const char *filter, struct bpf_object *obj, struct bpf_map *ops)
 {
 	char *log;
 	int err;
@@ -391,31 +382,34 @@ static int load_object(const char *filter, struct bpf_object *obj, int type,
 		fail(ENOMEM, "load %s", filter);
 		return -ENOMEM;
 	}
-	*main_prog = prepare_programs(filter, obj, type, log);
+	prepare_programs(obj, log);
 	err = bpf_object__load(obj);
 	if (err)
-		print_verifier_failure(filter, *main_prog, log, err);
+		print_verifier_failure(filter, log, err);
 	else if (opts.verbose && log[0])
 		fprintf(stderr, "-- verifier log --\n%s\n", log);
 	free(log);
-	return err;
+	if (!err && (err = fusebpf_ops_attach(ops)) < 0)
+		fail(-err, "load %s: attaching struct_ops map '%s'", filter, bpf_map__name(ops));
+	return err < 0 ? err : 0;
 }
 
-/* Pin the main program as PINDIR/prog and the maps by their names. */
-static int pin_object(struct bpf_object *obj, struct bpf_program *main_prog, const char *pindir)
+/* Pin the filter's fuse_ops map as PINDIR/ops and the other maps by their names. */
+static int pin_object(struct bpf_object *obj, struct bpf_map *ops, const char *pindir)
 {
 	char path[PATH_MAX + 64];
 	struct bpf_map *map;
 	int err;
 
-	snprintf(path, sizeof(path), "%s/prog", pindir);
-	err = bpf_program__pin(main_prog, path);
+	snprintf(path, sizeof(path), "%s/ops", pindir);
+	err = bpf_map__pin(ops, path);
 	if (err) {
 		fail(-err, "pin %s", path);
 		return err;
 	}
 	bpf_object__for_each_map(map, obj) {
-		if (bpf_map__is_internal(map))
+		if (bpf_map__is_internal(map) || map == ops ||
+		    bpf_map__type(map) == BPF_MAP_TYPE_STRUCT_OPS)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", pindir, bpf_map__name(map));
 		err = bpf_map__pin(map, path);
@@ -475,17 +469,17 @@ int load_filter(const char *filter, const char *name, const struct policy_change
 		int nchanges, const char *config)
 {
 	struct bpf_object *obj = NULL;
-	struct bpf_program *main_prog;
+	struct bpf_map *ops = NULL;
 	struct load_src src;
 	char pindir[PATH_MAX];
 	bool pinned = false;
-	int err, type;
+	int err;
 
 	err = find_object(filter, &src);
 	if (!err)
-		err = open_object(&src, &obj);
-	if (!err && (type = prog_type(filter)) < 0)
-		err = type;
+		err = open_object(&src, &obj, &ops);
+	if (!err)
+		err = check_kernel(filter);
 	if (!err)
 		err = ensure_pin_dir();
 	if (err)
@@ -497,7 +491,7 @@ int load_filter(const char *filter, const char *name, const struct policy_change
 		     "(unload it, or give another --name)", filter, name);
 		goto out;
 	}
-	err = load_object(filter, obj, type, &main_prog);
+	err = load_object(filter, obj, ops);
 	if (err)
 		goto out;
 	if (mkdir(pindir, 0700)) {
@@ -506,7 +500,7 @@ int load_filter(const char *filter, const char *name, const struct policy_change
 		goto out;
 	}
 	pinned = true;
-	err = pin_object(obj, main_prog, pindir);
+	err = pin_object(obj, ops, pindir);
 	if (!err && (err = write_meta(name, src.kind, src.path, config)))
 		fail(-err, "write %s/filters/%s.json", opts.state_dir, name);
 	if (!err)
@@ -515,7 +509,7 @@ int load_filter(const char *filter, const char *name, const struct policy_change
 out:
 	if (pinned)
 		remove_pins(name);
-	bpf_object__close(obj);	/* the pins keep program and maps */
+	bpf_object__close(obj);	/* the pins keep the maps (and ops its programs) */
 	return err;
 }
 

@@ -26,8 +26,8 @@ struct filter_desc {
 	char name[NAME_LEN];
 	char kind[32];		/* builtin filter name, "file", or "unknown" */
 	char source[PATH_MAX];	/* the object file, or "" for built-ins */
-	uint32_t prog_id;
-	char prog_name[32];
+	uint32_t ops_id;	/* the fuse_ops struct_ops map */
+	char ops_name[32];
 	int nmaps;
 	struct map_desc maps[MAX_MAPS];
 	int mounts;		/* how many live mounts use it */

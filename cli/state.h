@@ -2,7 +2,7 @@
 /*
  * Where fusebpfctl keeps what it did:
  *
- *   <pin dir>/NAME/prog          the filter's program (pin dir: /sys/fs/bpf/fusebpf)
+ *   <pin dir>/NAME/ops           the filter's fuse_ops map (pin dir: /sys/fs/bpf/fusebpf)
  *   <pin dir>/NAME/<map name>    its maps, by the names in bpf-progs/fusebpf_maps.h
  *   <state dir>/filters/NAME.json  {"name", "kind", "source"} (state dir: /run/fusebpf)
  *   <state dir>/mounts/<escaped mountpoint>.json   a mount record (json_mount())

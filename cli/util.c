@@ -295,13 +295,6 @@ bool fuse_bpf_supported(void)
 	return strcmp(buf, "supported") == 0;
 }
 
-int cli_prog_type(void)
-{
-	if (!fuse_bpf_supported())
-		return -EOPNOTSUPP;
-	return fusebpf_prog_type();
-}
-
 bool valid_filter_name(const char *name)
 {
 	size_t len = strlen(name);

@@ -349,7 +349,7 @@ static int t_load_list_unload(void)
 	}
 	EXPECT(ctl("load hide") == 1 && strstr(out, "already loaded"));
 	EXPECT(ctl("load hide --name private --hide secret.txt") == 0);
-	EXPECT(run("test -e %s/private/prog -a -e %s/private/hide_names -a -e %s/private/fusebpf_stats",
+	EXPECT(run("test -e %s/private/ops -a -e %s/private/hide_names -a -e %s/private/fusebpf_stats",
 		   pins, pins, pins) == 0);
 	EXPECT(ctl("list") == 0 && strstr(out, "private") && strstr(out, "hide_names"));
 	EXPECT(ctl("-j list") == 0);
@@ -359,7 +359,7 @@ static int t_load_list_unload(void)
 	f = json_object_array_get_idx(f, 3);	/* sorted: attrs denywrite hide private stats */
 	EXPECT(json_object_object_get_ex(f, "name", &v) && !strcmp(json_object_get_string(v), "private"));
 	EXPECT(json_object_object_get_ex(f, "kind", &v) && !strcmp(json_object_get_string(v), "hide"));
-	EXPECT(json_object_object_get_ex(f, "prog_id", &v) && json_object_get_int(v) > 0);
+	EXPECT(json_object_object_get_ex(f, "ops_id", &v) && json_object_get_int(v) > 0);
 	EXPECT(json_object_object_get_ex(f, "maps", &v) && json_object_array_length(v) >= 3);
 	EXPECT(ctl("-v load %s --name verbose", "stats") == 0);
 	EXPECT(ctl("unload verbose") == 0 && !pinned("verbose"));
@@ -386,7 +386,7 @@ static int t_verifier_rejects(void)
 	NEED_FUSE_BPF();
 	EXPECT(setup("reject") == 0);
 	EXPECT(ctl("load %s --name bad", reject_obj) == 1);
-	EXPECT(strstr(out, "verifier log") && strstr(out, "the verifier rejected program 'reject_me'"),
+	EXPECT(strstr(out, "verifier log") && strstr(out, "the verifier rejected a program of the filter"),
 	       "%s", out);
 	EXPECT(!pinned("bad"));
 	ret = TAP_OK;

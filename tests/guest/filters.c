@@ -4,7 +4,7 @@
  * mount over a backing tree in /tmp (root_dir=, root_bpf=, no_daemon): what
  * a user sees, policy changes by map update, the backing left alone, exact
  * statistics. The first case runs the hide matcher in a syscall program and
- * needs no fuse-bpf kernel; the others skip without /sys/fs/fuse/bpf_prog_type_fuse.
+ * needs no fuse-bpf kernel; the others skip without /sys/fs/fuse/features/fuse_bpf.
  */
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
@@ -125,19 +125,12 @@ static void print_stats(int fd)
 	}
 }
 
-/* Skip unless the kernel runs fuse-bpf filters; registers SEC("fuse"). */
+/* Skip unless the kernel runs fuse-bpf filters. */
 static int need_fuse_filters(void)
 {
-	const char *why = NULL;
-	int type = fusebpf_prog_type_why(&why);
-
-	if (type < 0) {
-		tap_skip_why("%s", why);
+	if (access(FUSEBPF_FEATURE_FILE, F_OK)) {
+		tap_skip_why("this kernel has no fuse-bpf filters (no %s)", FUSEBPF_FEATURE_FILE);
 		return -1;
-	}
-	if (fusebpf_register_section() != type) {
-		printf("libbpf_register_prog_handler failed\n");
-		return -2;
 	}
 	return 0;
 }
@@ -439,7 +432,7 @@ static int t_hide(void)
 	EXPECT(set_pattern(pats, 1, FUSEBPF_PAT_GLOB, "*.bak") == 0);
 	cfg.hide_flags = FUSEBPF_HIDE_DOTFILES;
 	EXPECT(set_config(bpf_map__fd(skel->maps.fusebpf_config), &cfg) == 0);
-	EXPECT(fbm_mount(&m, bpf_program__fd(skel->progs.hide)) == 0, "mount: %s", strerror(errno));
+	EXPECT(fbm_mount(&m, fusebpf_ops_attach(skel->maps.hide)) == 0, "mount: %s", strerror(errno));
 
 	/* What the user sees. */
 	EXPECT(stat(path(&m, "visible.txt"), &sb) == 0, "visible.txt: %s", strerror(errno));
@@ -591,7 +584,7 @@ static int t_hide_10000(void)
 			EXPECT(map_set_name(names, name) == 0);
 		}
 	}
-	EXPECT(fbm_mount(&m, bpf_program__fd(skel->progs.hide)) == 0, "mount: %s", strerror(errno));
+	EXPECT(fbm_mount(&m, fusebpf_ops_attach(skel->maps.hide)) == 0, "mount: %s", strerror(errno));
 
 	EXPECT(count_getdents(m.mnt, 1 << 16, seen, &total, &bad) == 0);
 	EXPECT(total == 9000 && bad == 0, "64 KiB buffer: %d entries, %d wrong", total, bad);
@@ -635,7 +628,7 @@ static int attrs_setup(struct fbm *m, struct attrs_bpf **skel, char *digest, siz
 	EXPECT(tree_digest(m->back, digest, cap) == 0);
 	*skel = attrs_bpf__open_and_load();
 	EXPECT(*skel, "load attrs: %s", strerror(errno));
-	EXPECT(fbm_mount(m, bpf_program__fd((*skel)->progs.attrs)) == 0, "mount: %s",
+	EXPECT(fbm_mount(m, fusebpf_ops_attach((*skel)->maps.attrs)) == 0, "mount: %s",
 	       strerror(errno));
 	ret = TAP_OK;
 out:
@@ -783,7 +776,7 @@ static int t_denywrite(void)
 	EXPECT(skel, "load denywrite: %s", strerror(errno));
 	allow = bpf_map__fd(skel->maps.deny_allow);
 	cfgfd = bpf_map__fd(skel->maps.fusebpf_config);
-	EXPECT(fbm_mount(&m, bpf_program__fd(skel->progs.denywrite)) == 0, "mount: %s",
+	EXPECT(fbm_mount(&m, fusebpf_ops_attach(skel->maps.denywrite)) == 0, "mount: %s",
 	       strerror(errno));
 
 	EXPECT(expect_all_denied(&m, EROFS) == TAP_OK, "with the default EROFS");
@@ -853,7 +846,7 @@ static int t_combined(void)
 	cfgfd = bpf_map__fd(skel->maps.fusebpf_config);
 	EXPECT(map_set_name(bpf_map__fd(skel->maps.hide_names), "secret") == 0);
 	EXPECT(set_rule(bpf_map__fd(skel->maps.attr_rules), "", 0, 0, 0777, 0, 0) == 0);
-	EXPECT(fbm_mount(&m, bpf_program__fd(skel->progs.fusebpf)) == 0, "mount: %s",
+	EXPECT(fbm_mount(&m, fusebpf_ops_attach(skel->maps.fusebpf)) == 0, "mount: %s",
 	       strerror(errno));
 
 	/* No policy on: everything visible and writable. */
@@ -940,7 +933,7 @@ static int t_stats(void)
 	skel = stats_bpf__open_and_load();
 	EXPECT(skel, "load stats: %s", strerror(errno));
 	sfd = bpf_map__fd(skel->maps.fusebpf_stats);
-	EXPECT(fbm_mount(&m, bpf_program__fd(skel->progs.stats)) == 0, "mount: %s", strerror(errno));
+	EXPECT(fbm_mount(&m, fusebpf_ops_attach(skel->maps.stats)) == 0, "mount: %s", strerror(errno));
 
 	/* Warm the dentries, then count. */
 	fd = open(path(&m, "f"), O_RDONLY);
@@ -1016,8 +1009,8 @@ static int load_raw(const char *name, const struct bpf_insn *insns, size_t n)
 {
 	static char log[8192];
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
-	int type = fusebpf_prog_type_why(NULL);
-	int fd = bpf_prog_load(type, name, "GPL", insns, n, &o);
+	/* Raw programs of the removed program type: not converted to struct_ops yet, they fail */
+	int fd = bpf_prog_load(BPF_PROG_TYPE_UNSPEC, name, "GPL", insns, n, &o);
 
 	if (fd < 0)
 		printf("# load %s: %s\n%s\n", name, strerror(errno), log);

@@ -36,7 +36,7 @@ static json_type type_of(json_object *o, const char *key)
 static int t_filter_shape(void)
 {
 	struct filter_desc f = {
-		.name = "private", .kind = "hide", .prog_id = 42, .prog_name = "hide",
+		.name = "private", .kind = "hide", .ops_id = 42, .ops_name = "hide",
 		.nmaps = 2, .mounts = 1,
 		.maps = { { "fusebpf_stats", 7, "percpu_array" }, { "hide_names", 8, "hash" } },
 	};
@@ -44,9 +44,9 @@ static int t_filter_shape(void)
 	int ret = TAP_FAIL;
 	char why[1200];
 
-	EXPECT(has_keys(o, "name,kind,source,prog_id,prog_name,mounts,maps", why, sizeof(why)), "%s", why);
+	EXPECT(has_keys(o, "name,kind,source,ops_id,ops_name,mounts,maps", why, sizeof(why)), "%s", why);
 	EXPECT(type_of(o, "source") == json_type_null, "a built-in has no source file");
-	EXPECT(type_of(o, "prog_id") == json_type_int && type_of(o, "mounts") == json_type_int);
+	EXPECT(type_of(o, "ops_id") == json_type_int && type_of(o, "mounts") == json_type_int);
 	json_object_object_get_ex(o, "maps", &maps);
 	EXPECT(json_object_is_type(maps, json_type_array) && json_object_array_length(maps) == 2);
 	m = json_object_array_get_idx(maps, 1);
