@@ -80,8 +80,10 @@ GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
 HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats cli_events cli_conf cli_explain
 HOST_BINS     := $(HOST_TESTS:%=$(BUILD)/tests/host/%)
 # Host tests that are scripts: the VM harness (boots the normal kernel), the
-# systemd unit (systemd-analyze verify on the staged install).
-HOST_SCRIPTS  := tests/host/vm_harness.sh tests/host/unit_verify.sh tests/host/bench_compare.sh
+# systemd unit (systemd-analyze verify on the staged install), the example
+# filter in docs/filters.md (compiled as shown).
+HOST_SCRIPTS  := tests/host/vm_harness.sh tests/host/unit_verify.sh tests/host/bench_compare.sh \
+                 tests/host/doc_example.sh
 TEST_CFLAGS   := $(CFLAGS) -Wno-format-zero-length $(LIBBPF_CFLAGS) -Itests/lib -I$(BUILD)/tests
 
 tests: $(GUEST_BINS) $(HOST_BINS)
