@@ -537,6 +537,54 @@ out:
 	return ret;
 }
 
+/* Open and load tests/bpf/kfilter_min.bpf.o; its fuse_ops map, not attached */
+static struct bpf_object *load_kmin(struct bpf_map **map)
+{
+	char path[512];
+	struct bpf_object *obj;
+
+	snprintf(path, sizeof(path), "%s/kfilter_min.bpf.o", getenv("TEST_BPF_DIR") ?: "build/tests");
+	obj = bpf_object__open_file(path, NULL);
+	if (!obj)
+		return NULL;
+	if (bpf_object__load(obj)) {
+		bpf_object__close(obj);
+		return NULL;
+	}
+	*map = bpf_object__find_map_by_name(obj, "kmin");
+	return obj;
+}
+
+/* root_bpf= takes an attached fuse_ops map only: not a plain map, not one loaded but not attached */
+static int t_root_bpf_needs_attached_fuse_ops(void)
+{
+	struct bpf_object *obj = NULL;
+	struct bpf_link *link = NULL;
+	struct bpf_map *map = NULL;
+	int ret = TAP_FAIL, afd = -1;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(make_tree() == 0);
+	afd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "plain", 4, 8, 1, NULL);
+	EXPECT(afd >= 0, "array map: %s", strerror(errno));
+	EXPECT(mount_filtered(afd) == -EINVAL, "an array map as root_bpf was accepted");
+	obj = load_kmin(&map);
+	EXPECT(obj && map, "load kfilter_min.bpf.o: %s", strerror(errno));
+	EXPECT(mount_filtered(bpf_map__fd(map)) == -EINVAL, "a fuse_ops map not attached was accepted");
+	link = bpf_map__attach_struct_ops(map);
+	EXPECT(link, "attach kmin: %s", strerror(errno));
+	EXPECT(mount_filtered(bpf_map__fd(map)) == 0, "the attached map was refused");
+	ret = TAP_OK;
+out:
+	cleanup();
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+	if (afd >= 0)
+		close(afd);
+	return ret;
+}
+
 static int t_wrong_type_root_bpf(void)
 {
 	struct bpf_insn prog[] = {
@@ -1016,6 +1064,7 @@ static const struct tap_case cases[] = {
 	{ "arg_writes_outside_bounds_refused", t_arg_write_bounds },
 	{ "out_of_bounds_ctx_access_rejected_at_load", t_out_of_bounds_rejected },
 	{ "wrong_program_type_as_root_bpf", t_wrong_type_root_bpf },
+	{ "root_bpf_needs_an_attached_fuse_ops_map", t_root_bpf_needs_attached_fuse_ops },
 	{ "percpu_counts_match_scripted_ops", t_percpu_counts },
 	{ "server_prefilter_decides_open", t_server_prefilter },
 	{ "server_postfilter_changes_getattr", t_server_postfilter },
