@@ -102,6 +102,23 @@ static void cleanup(void)
 }
 
 /* Mount with the root backed by the tree and filtered by prog_fd, no server. */
+/* Mount with the root backed by the tree, no root filter, no server */
+static int mount_unfiltered(void)
+{
+	char opts[128];
+	int dirfd, fd;
+
+	dirfd = open(back, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon,allow_other", dirfd);
+	fd = tfuse_mount(mnt, opts);
+	close(dirfd);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? fd : 0;
+}
+
 static int mount_filtered(int prog_fd)
 {
 	char opts[128];
@@ -585,6 +602,99 @@ out:
 	return ret;
 }
 
+/* kfilter_min's counters, read from its .bss map now ({~0, ~0} on error) */
+struct kmin_count {
+	__u64 getattrs, wrong_op;
+};
+
+static struct kmin_count kmin_count(struct bpf_object *obj)
+{
+	struct kmin_count c[8];	/* .bss holds only it; room to spare */
+	struct bpf_map *m;
+	__u32 zero = 0;
+
+	memset(c, 0xff, sizeof(c));
+	bpf_object__for_each_map(m, obj)
+		if (bpf_map__is_internal(m) && strstr(bpf_map__name(m), ".bss") &&
+		    bpf_map__value_size(m) <= sizeof(c))
+			bpf_map_lookup_elem(bpf_map__fd(m), &zero, c);
+	return c[0];
+}
+
+/* An op without a member runs no program and is done on the backing file */
+static int t_op_without_member(void)
+{
+	struct bpf_object *obj = NULL;
+	struct bpf_link *link = NULL;
+	struct bpf_map *map = NULL;
+	char path[128], buf[64] = "";
+	struct stat st;
+	int ret = TAP_FAIL;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(make_tree() == 0);
+	obj = load_kmin(&map);
+	EXPECT(obj && map, "load kfilter_min.bpf.o");
+	link = bpf_map__attach_struct_ops(map);
+	EXPECT(link, "attach kmin: %s", strerror(errno));
+	EXPECT(mount_filtered(bpf_map__fd(map)) == 0);
+	snprintf(path, sizeof(path), "%s/public", mnt);
+	EXPECT(read_file(path, buf, sizeof(buf)) == 7 && !strcmp(buf, "public\n"), "read: '%s'", buf);
+	EXPECT(run("ls %s/dir/sub > /dev/null && touch %s/new && rm %s/new", mnt, mnt, mnt) == 0);
+	EXPECT(stat(path, &st) == 0 && st.st_size == 7, "stat: %s", strerror(errno));
+	EXPECT(kmin_count(obj).getattrs > 0, "the getattr member never ran");
+	EXPECT(kmin_count(obj).wrong_op == 0, "the getattr member ran %llu times for other ops",
+	       (unsigned long long)kmin_count(obj).wrong_op);
+	ret = TAP_OK;
+out:
+	cleanup();
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+	return ret;
+}
+
+/* remount,root_bpf= replaces the root's filter; refused on a mount without one */
+static int t_remount_replaces_root_filter(void)
+{
+	struct bpf_object *o1 = NULL, *o2 = NULL;
+	struct bpf_link *l1 = NULL, *l2 = NULL;
+	struct bpf_map *m1 = NULL, *m2 = NULL;
+	char opts[64], path[128];
+	struct stat st;
+	__u64 before;
+	int ret = TAP_FAIL;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(make_tree() == 0);
+	o1 = load_kmin(&m1);
+	o2 = load_kmin(&m2);
+	EXPECT(o1 && o2 && m1 && m2);
+	EXPECT((l1 = bpf_map__attach_struct_ops(m1)) && (l2 = bpf_map__attach_struct_ops(m2)));
+	EXPECT(mount_filtered(bpf_map__fd(m1)) == 0);
+	snprintf(path, sizeof(path), "%s/public", mnt);
+	EXPECT(stat(path, &st) == 0 && kmin_count(o1).getattrs > 0 && kmin_count(o2).getattrs == 0);
+	snprintf(opts, sizeof(opts), "root_bpf=%d", bpf_map__fd(m2));
+	EXPECT(mount("tfuse", mnt, "fuse.tfuse", MS_REMOUNT, opts) == 0, "remount: %s", strerror(errno));
+	before = kmin_count(o1).getattrs;
+	EXPECT(stat(path, &st) == 0 && stat(mnt, &st) == 0);
+	EXPECT(kmin_count(o2).getattrs > 0, "the new filter did not run");
+	EXPECT(kmin_count(o1).getattrs == before, "the old filter still ran");
+	umount2(mnt, MNT_DETACH);
+	EXPECT(mount_unfiltered() == 0);
+	EXPECT(mount("tfuse", mnt, "fuse.tfuse", MS_REMOUNT, opts) < 0 && errno == EINVAL,
+	       "remount root_bpf= of a mount without a root filter: %s", strerror(errno));
+	ret = TAP_OK;
+out:
+	cleanup();
+	bpf_link__destroy(l1);
+	bpf_link__destroy(l2);
+	bpf_object__close(o1);
+	bpf_object__close(o2);
+	return ret;
+}
+
 static int t_wrong_type_root_bpf(void)
 {
 	struct bpf_insn prog[] = {
@@ -593,8 +703,8 @@ static int t_wrong_type_root_bpf(void)
 	};
 	int ret = TAP_FAIL, fd = -1;
 
-	if (fuse_prog_type() < 0)
-		SKIP("kernel without fuse-bpf BPF");
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
 	EXPECT(make_tree() == 0);
 	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "sockf", "GPL", prog, 2, NULL);
 	EXPECT(fd >= 0, "socket filter: %s", strerror(errno));
@@ -1065,6 +1175,8 @@ static const struct tap_case cases[] = {
 	{ "out_of_bounds_ctx_access_rejected_at_load", t_out_of_bounds_rejected },
 	{ "wrong_program_type_as_root_bpf", t_wrong_type_root_bpf },
 	{ "root_bpf_needs_an_attached_fuse_ops_map", t_root_bpf_needs_attached_fuse_ops },
+	{ "op_without_member_runs_no_program", t_op_without_member },
+	{ "remount_root_bpf_replaces_root_filter", t_remount_replaces_root_filter },
 	{ "percpu_counts_match_scripted_ops", t_percpu_counts },
 	{ "server_prefilter_decides_open", t_server_prefilter },
 	{ "server_postfilter_changes_getattr", t_server_postfilter },
