@@ -119,13 +119,14 @@ include skel/Makefile.inc
 
 # tests/guest/bpf: the kernel's BPF ABI, with filters in tests/bpf/kfilter*.bpf.c
 # built like the library's (fusebpf.h, vmlinux.h of our kernel).
-KFILTER_OBJS := $(BUILD)/tests/kfilter.bpf.o $(BUILD)/tests/kfilter_oob.bpf.o $(BUILD)/tests/kfilter_min.bpf.o
+KFILTER_OBJS := $(BUILD)/tests/kfilter.bpf.o $(BUILD)/tests/kfilter_oob.bpf.o $(BUILD)/tests/kfilter_min.bpf.o \
+		$(BUILD)/tests/kfilter_dummy.bpf.o $(BUILD)/tests/kfilter_kfunc_cc.bpf.o
 $(KFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_HEADERS)
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FILTER_CFLAGS) \
 		-c $< -o $@
-$(BUILD)/tests/guest/bpf: $(BUILD)/tests/kfilter.skel.h $(BUILD)/tests/kfilter_oob.bpf.o $(BUILD)/tests/kfilter_min.bpf.o tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+$(BUILD)/tests/guest/bpf: $(KFILTER_OBJS) $(BUILD)/tests/kfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 $(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
 
 # The suites whose cases run the table server (tests/guest/table_srv.c) and

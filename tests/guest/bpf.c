@@ -695,6 +695,70 @@ out:
 	return ret;
 }
 
+/* Open tests/bpf/<name>.bpf.o and load it, the verifier's log in log */
+static struct bpf_object *load_named(const char *name, char *log, size_t logsz, int *err)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oopts);
+	struct bpf_object *obj;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s.bpf.o", getenv("TEST_BPF_DIR") ?: "build/tests", name);
+	oopts.kernel_log_buf = log;
+	oopts.kernel_log_size = logsz;
+	oopts.kernel_log_level = 1;
+	obj = bpf_object__open_file(path, &oopts);
+	if (!obj) {
+		*err = -errno;
+		return NULL;
+	}
+	*err = bpf_object__load(obj);
+	return obj;
+}
+
+/* A struct_ops map of another type (bpf_dummy_ops) as root_bpf= */
+static int t_dummy_ops_map_refused(void)
+{
+	static char log[65536];
+	struct bpf_object *obj = NULL;
+	struct bpf_map *map;
+	int ret = TAP_FAIL, err = 0;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(make_tree() == 0);
+	libbpf_set_print(libbpf_quiet);
+	obj = load_named("kfilter_dummy", log, sizeof(log), &err);
+	EXPECT(obj && err == 0, "load kfilter_dummy.bpf.o: %d %s", err, log);
+	map = bpf_object__find_map_by_name(obj, "dummy");
+	EXPECT(map && bpf_map__fd(map) >= 0);
+	EXPECT(mount_filtered(bpf_map__fd(map)) == -EINVAL, "a bpf_dummy_ops map as root_bpf was accepted");
+	ret = TAP_OK;
+out:
+	cleanup();
+	bpf_object__close(obj);
+	return ret;
+}
+
+/* The fuse kfuncs called by a tcp_congestion_ops member with its struct sock */
+static int t_kfunc_from_foreign_struct_ops_refused(void)
+{
+	static char log[262144];
+	struct bpf_object *obj = NULL;
+	int ret = TAP_FAIL, err = 0;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	libbpf_set_print(libbpf_quiet);
+	obj = load_named("kfilter_kfunc_cc", log, sizeof(log), &err);
+	EXPECT(obj, "open kfilter_kfunc_cc.bpf.o: %s", strerror(-err));
+	EXPECT(err < 0, "a congestion control calling bpf_fuse_get_arg on a sock was loaded");
+	EXPECT(strstr(log, "fuse_bpf_ctx"), "verifier log: %s", log);
+	ret = TAP_OK;
+out:
+	bpf_object__close(obj);
+	return ret;
+}
+
 static int t_wrong_type_root_bpf(void)
 {
 	struct bpf_insn prog[] = {
@@ -1177,6 +1241,8 @@ static const struct tap_case cases[] = {
 	{ "root_bpf_needs_an_attached_fuse_ops_map", t_root_bpf_needs_attached_fuse_ops },
 	{ "op_without_member_runs_no_program", t_op_without_member },
 	{ "remount_root_bpf_replaces_root_filter", t_remount_replaces_root_filter },
+	{ "bpf_dummy_ops_map_as_root_bpf_refused", t_dummy_ops_map_refused },
+	{ "kfunc_from_tcp_congestion_ops_refused", t_kfunc_from_foreign_struct_ops_refused },
 	{ "percpu_counts_match_scripted_ops", t_percpu_counts },
 	{ "server_prefilter_decides_open", t_server_prefilter },
 	{ "server_postfilter_changes_getattr", t_server_postfilter },
