@@ -24,6 +24,14 @@
 #include <unistd.h>
 
 #include "fusebpf_uapi.h"
+
+#ifndef FUSE_DEV_IOC_BPF_REPLACE	/* include/uapi/linux/fuse.h, patch 73 */
+struct fuse_bpf_replace {
+	uint32_t old_fd;
+	uint32_t new_fd;
+};
+#define FUSE_DEV_IOC_BPF_REPLACE _IOW(229, 126, struct fuse_bpf_replace)
+#endif
 #include "kfilter.skel.h"
 #include "tap.h"
 #include "tfuse.h"
@@ -759,6 +767,62 @@ out:
 	return ret;
 }
 
+static int ioc_replace(int devfd, int old_fd, int new_fd)
+{
+	struct fuse_bpf_replace r = { .old_fd = old_fd, .new_fd = new_fd };
+
+	return ioctl(devfd, FUSE_DEV_IOC_BPF_REPLACE, &r) ? -errno : 0;
+}
+
+/* FUSE_DEV_IOC_BPF_REPLACE on the mount's /dev/fuse fd */
+static int t_ioc_replace(void)
+{
+	struct bpf_object *o1 = NULL, *o2 = NULL;
+	struct bpf_link *l1 = NULL, *l2 = NULL;
+	struct bpf_map *m1 = NULL, *m2 = NULL;
+	int ret = TAP_FAIL, dirfd = -1, devfd = -1, f1, f2;
+	char opts[128], path[128];
+	struct stat st;
+	__u64 before;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(make_tree() == 0);
+	o1 = load_kmin(&m1);
+	o2 = load_kmin(&m2);
+	EXPECT(o1 && o2 && m1 && m2);
+	EXPECT((l1 = bpf_map__attach_struct_ops(m1)) && (l2 = bpf_map__attach_struct_ops(m2)));
+	f1 = bpf_map__fd(m1);
+	f2 = bpf_map__fd(m2);
+	dirfd = open(back, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	EXPECT(dirfd >= 0);
+	snprintf(opts, sizeof(opts), "root_dir=%d,root_bpf=%d,no_daemon,allow_other", dirfd, f1);
+	devfd = tfuse_mount(mnt, opts);
+	EXPECT(devfd >= 0, "mount: %s", strerror(-devfd));
+	snprintf(path, sizeof(path), "%s/public", mnt);
+	EXPECT(stat(path, &st) == 0 && kmin_count(o1).getattrs > 0);
+	EXPECT(ioc_replace(devfd, f1, f2) == 0, "replace: %s", strerror(errno));
+	before = kmin_count(o1).getattrs;
+	EXPECT(stat(path, &st) == 0 && stat(mnt, &st) == 0);
+	EXPECT(kmin_count(o2).getattrs > 0, "the new filter did not run");
+	EXPECT(kmin_count(o1).getattrs == before, "the old filter still ran");
+	EXPECT(ioc_replace(devfd, f1, f2) == -ENOENT, "a map the mount no longer runs");
+	EXPECT(ioc_replace(devfd, f2, 12345) == -EBADF || ioc_replace(devfd, f2, 12345) == -EINVAL);
+	EXPECT(ioc_replace(devfd, f2, dirfd) == -EINVAL, "a directory fd as the new filter");
+	ret = TAP_OK;
+out:
+	cleanup();
+	if (devfd >= 0)
+		close(devfd);
+	if (dirfd >= 0)
+		close(dirfd);
+	bpf_link__destroy(l1);
+	bpf_link__destroy(l2);
+	bpf_object__close(o1);
+	bpf_object__close(o2);
+	return ret;
+}
+
 static int t_wrong_type_root_bpf(void)
 {
 	struct bpf_insn prog[] = {
@@ -1242,6 +1306,7 @@ static const struct tap_case cases[] = {
 	{ "op_without_member_runs_no_program", t_op_without_member },
 	{ "remount_root_bpf_replaces_root_filter", t_remount_replaces_root_filter },
 	{ "bpf_dummy_ops_map_as_root_bpf_refused", t_dummy_ops_map_refused },
+	{ "dev_ioctl_bpf_replace", t_ioc_replace },
 	{ "kfunc_from_tcp_congestion_ops_refused", t_kfunc_from_foreign_struct_ops_refused },
 	{ "percpu_counts_match_scripted_ops", t_percpu_counts },
 	{ "server_prefilter_decides_open", t_server_prefilter },
