@@ -62,28 +62,43 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-/* Open and load a filter object whose programs are in SEC("fuse"). */
+static bool have_fuse_ops(void);
+
+static struct bpf_link *filter_links[64];
+static int n_filter_links;
+
+/* Detach every filter map (so the kernel lets go of them), then free them */
+static void filters_destroy(struct kfilter_bpf *skel)
+{
+	while (n_filter_links > 0)
+		bpf_link__destroy(filter_links[--n_filter_links]);
+	kfilter_bpf__destroy(skel);
+}
+
+/* Open and load the filters, fuse_ops maps, and attach them all */
 static int load_filters(struct kfilter_bpf **skel)
 {
-	LIBBPF_OPTS(libbpf_prog_handler_opts, hopts);
-	static int registered;
-	struct bpf_program *p;
-	int type = fuse_prog_type();
+	struct bpf_map *m;
+	int err;
 
 	libbpf_set_print(libbpf_quiet);
-	if (type < 0)
+	if (!have_fuse_ops())
 		return -ENOENT;
-	if (!registered) {
-		if (libbpf_register_prog_handler("fuse", type, 0, &hopts) < 0)
-			return -EINVAL;
-		registered = 1;
-	}
 	*skel = kfilter_bpf__open();
 	if (!*skel)
 		return -errno;
-	bpf_object__for_each_program(p, (*skel)->obj)
-		bpf_program__set_type(p, type);
-	return kfilter_bpf__load(*skel);
+	err = kfilter_bpf__load(*skel);
+	if (err)
+		return err;
+	bpf_object__for_each_map(m, (*skel)->obj) {
+		if (bpf_map__type(m) != BPF_MAP_TYPE_STRUCT_OPS || n_filter_links == 64)
+			continue;
+		filter_links[n_filter_links] = bpf_map__attach_struct_ops(m);
+		if (!filter_links[n_filter_links])
+			return -errno;
+		n_filter_links++;
+	}
+	return 0;
 }
 
 /* --- a backing tree and a mount over it -------------------------------------- */
@@ -258,7 +273,7 @@ static int t_hide(void)
 	struct stat st;
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.hide_secret)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.hide_secret)) == 0);
 	EXPECT(stat(in(mnt, "secret"), &st) == -1 && errno == ENOENT, "stat: %s", strerror(errno));
 	EXPECT(open(in(mnt, "secret"), O_RDONLY) == -1 && errno == ENOENT);
 	EXPECT(stat(in(mnt, "public"), &st) == 0);
@@ -273,7 +288,7 @@ static int t_hide(void)
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -289,7 +304,7 @@ static int t_no_entry_filter(void)
 	struct stat st;
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.hide_secret_no_entries)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.hide_secret_no_entries)) == 0);
 	EXPECT(stat(in(mnt, "secret"), &st) == -1 && errno == ENOENT, "stat: %s", strerror(errno));
 	EXPECT(listing_has(mnt, "secret") == 1, "readdir lost secret");
 	EXPECT(listing_has(mnt, "public") == 1, "readdir lost public");
@@ -298,7 +313,7 @@ static int t_no_entry_filter(void)
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -348,7 +363,7 @@ static int t_no_entry_filter_other_ops(void)
 	SETUP(skel);
 	EXPECT(run("cd %s && mkdir many && for i in $(seq 1 400); do : > many/entry-with-a-long-name-$i; done",
 		   back) == 0);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.no_entries_everywhere)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.no_entries_everywhere)) == 0);
 	EXPECT(stat(in(mnt, "secret"), &st) == -1 && errno == ENOENT, "stat: %s", strerror(errno));
 	EXPECT(stat(in(mnt, "public"), &st) == 0, "%s", strerror(errno));
 	EXPECT(listing_has(mnt, "secret") == 1, "readdir lost secret");
@@ -371,22 +386,22 @@ static int t_no_entry_filter_other_ops(void)
 	EXPECT(seen(skel, 2) == 0, "the entry filter ran %lld times", seen(skel, 2));
 	EXPECT(seen(skel, 3) > 2, "the READDIR postfilter ran %lld times", seen(skel, 3));
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	skel = NULL;
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.no_entries_user)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.no_entries_user)) == 0);
 	d = opendir(mnt);
 	EXPECT(d, "opendir: %s", strerror(errno));
 	errno = 0;
 	EXPECT(!readdir(d) && errno == EIO, "readdir: %s", strerror(errno));
 	closedir(d);
-	EXPECT(run("dmesg | grep -q 'fuse-bpf: program no_entries_user.*returned invalid value 17'") == 0,
-	       "no kernel message naming the program");
+	EXPECT(run("dmesg | grep -q 'fuse-bpf: filter of opcode 28 (phase 0x10000) returned invalid value 17'") == 0,
+	       "no kernel message naming the op and value");
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -397,7 +412,7 @@ static int t_attrs(void)
 	struct stat st;
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.rewrite_attrs)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.rewrite_attrs)) == 0);
 	EXPECT(stat(in(mnt, "public"), &st) == 0, "%s", strerror(errno));
 	EXPECT(st.st_mode == (S_IFREG | 0640), "mode %o", st.st_mode);
 	EXPECT(st.st_uid == 1234 && st.st_gid == 5678, "uid %u gid %u", st.st_uid, st.st_gid);
@@ -411,7 +426,7 @@ static int t_attrs(void)
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -424,7 +439,7 @@ static int t_deny(void)
 	SETUP(skel);
 	EXPECT(run("cd %s && setfattr -n trusted.k -v v public && find . -printf '%%p %%m %%s\\n' "
 		   "| sort > /tmp/bpf-deny-before", back) == 0);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.deny_writes)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.deny_writes)) == 0);
 	EXPECT(open(in(mnt, "public"), O_WRONLY) == -1 && errno == EROFS, "open for write: %s",
 	       strerror(errno));
 	EXPECT(open(in(mnt, "public"), O_RDONLY | O_TRUNC) == -1 && errno == EROFS);
@@ -456,7 +471,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -467,7 +482,7 @@ static int t_error_rewrite(void)
 
 	SETUP(skel);
 	EXPECT(run("mkdir %s/taken", back) == 0);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.errors_to_eperm)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.errors_to_eperm)) == 0);
 	/* "taken" is hidden from LOOKUP but there on the backing: EEXIST */
 	EXPECT(mkdir(in(mnt, "taken"), 0755) == -1 && errno == EPERM, "mkdir of a hidden name: %s",
 	       strerror(errno));
@@ -484,7 +499,7 @@ static int t_error_rewrite(void)
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -495,14 +510,14 @@ static int t_invalid_return(void)
 	struct stat st;
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.bad_return)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.bad_return)) == 0);
 	EXPECT(stat(in(mnt, "public"), &st) == -1 && errno == EIO, "stat: %s", strerror(errno));
-	EXPECT(run("dmesg | grep -q 'fuse-bpf: program bad_return.*returned invalid value 77'") == 0,
-	       "no kernel message naming the program");
+	EXPECT(run("dmesg | grep -q 'fuse-bpf: filter of opcode .* returned invalid value 77'") == 0,
+	       "no kernel message naming the op and value");
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -513,14 +528,14 @@ static int t_arg_write_bounds(void)
 	struct stat st;
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.bad_writes)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.bad_writes)) == 0);
 	EXPECT(stat(in(mnt, "public"), &st) == 0, "%s", strerror(errno));
 	EXPECT(seen(skel, 2) == -EACCES, "writing a name in arg: %lld", seen(skel, 2));
 	EXPECT(seen(skel, 3) == -EACCES, "writing an out arg in a prefilter: %lld", seen(skel, 3));
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -853,7 +868,7 @@ static int t_percpu_counts(void)
 	char buf[4];
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.count_only)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.count_only)) == 0);
 	fd = open(in(mnt, "public"), O_RDWR);
 	EXPECT(fd >= 0, "%s", strerror(errno));
 	for (int i = 0; i < 3; i++)
@@ -881,7 +896,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -1051,7 +1066,7 @@ static int t_server_prefilter(void)
 
 	SETUP(skel);
 	EXPECT(new_state() == 0);
-	EXPECT(mount_served(bpf_program__fd(skel->progs.open_to_server), &server) == 0);
+	EXPECT(mount_served(bpf_map__fd(skel->maps.open_to_server), &server) == 0);
 	fd = open(in(mnt, "dir/secret"), O_RDONLY);
 	EXPECT(fd >= 0, "read-only open the server allows: %s", strerror(errno));
 	EXPECT(read(fd, got, sizeof(got)) == 2 && got[0] == 's', "read through the backing file");
@@ -1064,7 +1079,7 @@ out:
 		close(fd);
 	tfuse_stop(mnt, server);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -1077,7 +1092,7 @@ static int t_server_postfilter(void)
 
 	SETUP(skel);
 	EXPECT(new_state() == 0);
-	EXPECT(mount_served(bpf_program__fd(skel->progs.getattr_post_to_server), &server) == 0);
+	EXPECT(mount_served(bpf_map__fd(skel->maps.getattr_post_to_server), &server) == 0);
 	EXPECT(stat(in(mnt, "public"), &st) == 0, "%s", strerror(errno));
 	EXPECT(st.st_uid == 4242, "uid %u: the server's change is not there", st.st_uid);
 	EXPECT(st.st_size == 7, "size %lld: not the backing file's", (long long)st.st_size);
@@ -1086,7 +1101,7 @@ static int t_server_postfilter(void)
 out:
 	tfuse_stop(mnt, server);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -1127,7 +1142,7 @@ static int t_server_readdir_postfilter(void)
 	EXPECT(new_state() == 0);
 	EXPECT(run("mkdir %s/big && cd %s/big && for i in $(seq 100 399); do : > f$i; done",
 		   back, back) == 0);
-	EXPECT(mount_served(bpf_program__fd(skel->progs.readdir_post_to_server), &server) == 0);
+	EXPECT(mount_served(bpf_map__fd(skel->maps.readdir_post_to_server), &server) == 0);
 	for (unsigned int s = 0; s < 2; s++) {
 		int added = 0, kept = 0;
 
@@ -1156,7 +1171,7 @@ static int t_server_readdir_postfilter(void)
 out:
 	tfuse_stop(mnt, server);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -1177,7 +1192,7 @@ static int t_attach_via_lookup(void)
 	EXPECT(new_state() == 0);
 	EXPECT(run("mkdir -p %s/a/deep && echo s > %s/a/secret && echo s > %s/a/deep/secret",
 		   back, back, back) == 0);
-	state->prog_fd[0] = bpf_program__fd(skel->progs.hide_secret);
+	state->prog_fd[0] = bpf_map__fd(skel->maps.hide_secret);
 	state->variant = 1;
 	EXPECT(mount_served(-1, &server) == 0);
 	EXPECT(stat(in(mnt, "a/secret"), &st) == -1 && errno == ENOENT, "attached: %s",
@@ -1200,7 +1215,7 @@ static int t_attach_via_lookup(void)
 out:
 	tfuse_stop(mnt, server);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -1233,7 +1248,7 @@ static int t_wrong_type_in_lookup(void)
 out:
 	tfuse_stop(mnt, server);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -1260,12 +1275,12 @@ static int t_no_leaked_programs(void)
 	loaded = count_progs();
 	EXPECT(loaded > base);
 	for (int i = 0; i < 1000; i++) {
-		EXPECT(mount_filtered(bpf_program__fd(skel->progs.hide_secret)) == 0, "cycle %d", i);
+		EXPECT(mount_filtered(bpf_map__fd(skel->maps.hide_secret)) == 0, "cycle %d", i);
 		EXPECT(stat(in(mnt, "dir/sub/public"), &st) == 0);
 		EXPECT(umount2(mnt, 0) == 0, "umount: %s", strerror(errno));
 	}
 	EXPECT(new_state() == 0);
-	state->prog_fd[0] = bpf_program__fd(skel->progs.count_only);
+	state->prog_fd[0] = bpf_map__fd(skel->maps.count_only);
 	EXPECT(mount_served(-1, &server) == 0);
 	for (int i = 0; i < 100; i++) {
 		state->variant = 1 + i % 2;
@@ -1274,7 +1289,7 @@ static int t_no_leaked_programs(void)
 	}
 	tfuse_stop(mnt, server);
 	server = -1;
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	skel = NULL;
 	/* Freeing a program is deferred (RCU, a work item): give it a moment */
 	for (int i = 0; i < 100 && (now = count_progs()) != base; i++)
@@ -1285,7 +1300,7 @@ out:
 	if (server > 0)
 		tfuse_stop(mnt, server);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
