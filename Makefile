@@ -80,8 +80,10 @@ GUEST_BINS    := $(GUEST_TESTS:%=$(BUILD)/tests/guest/%)
 HOST_TESTS    := tap_selftest cli_args cli_policy cli_json cli_stats cli_events cli_conf cli_explain
 HOST_BINS     := $(HOST_TESTS:%=$(BUILD)/tests/host/%)
 # Host tests that are scripts: the VM harness (boots the normal kernel), the
-# systemd unit (systemd-analyze verify on the staged install).
-HOST_SCRIPTS  := tests/host/vm_harness.sh tests/host/unit_verify.sh tests/host/bench_compare.sh
+# systemd unit (systemd-analyze verify on the staged install), the example
+# filter in docs/filters.md (compiled as shown).
+HOST_SCRIPTS  := tests/host/vm_harness.sh tests/host/unit_verify.sh tests/host/bench_compare.sh \
+                 tests/host/doc_example.sh
 TEST_CFLAGS   := $(CFLAGS) -Wno-format-zero-length $(LIBBPF_CFLAGS) -Itests/lib -I$(BUILD)/tests
 
 tests: $(GUEST_BINS) $(HOST_BINS)
@@ -117,13 +119,14 @@ include skel/Makefile.inc
 
 # tests/guest/bpf: the kernel's BPF ABI, with filters in tests/bpf/kfilter*.bpf.c
 # built like the library's (fusebpf.h, vmlinux.h of our kernel).
-KFILTER_OBJS := $(BUILD)/tests/kfilter.bpf.o $(BUILD)/tests/kfilter_oob.bpf.o
+KFILTER_OBJS := $(BUILD)/tests/kfilter.bpf.o $(BUILD)/tests/kfilter_oob.bpf.o $(BUILD)/tests/kfilter_min.bpf.o \
+		$(BUILD)/tests/kfilter_dummy.bpf.o $(BUILD)/tests/kfilter_kfunc_cc.bpf.o
 $(KFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_HEADERS)
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FILTER_CFLAGS) \
 		-c $< -o $@
-$(BUILD)/tests/guest/bpf: $(BUILD)/tests/kfilter.skel.h $(BUILD)/tests/kfilter_oob.bpf.o tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+$(BUILD)/tests/guest/bpf: $(KFILTER_OBJS) $(BUILD)/tests/kfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 $(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
 
 # The suites whose cases run the table server (tests/guest/table_srv.c) and

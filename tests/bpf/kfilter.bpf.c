@@ -50,8 +50,7 @@ static __always_inline void note(__u32 slot, __s64 val)
 }
 
 /* Counts every operation and changes nothing. */
-SEC("fuse")
-int count_only(struct fuse_bpf_ctx *ctx)
+static __always_inline int count_only_fn(struct fuse_bpf_ctx *ctx)
 {
 	count(ctx);
 	return pass(ctx);
@@ -70,8 +69,7 @@ static __noinline bool lookup_of_secret(struct fuse_bpf_ctx *ctx)
 }
 
 /* "secret" is absent from LOOKUP and READDIR. */
-SEC("fuse")
-int hide_secret(struct fuse_bpf_ctx *ctx)
+static __always_inline int hide_secret_fn(struct fuse_bpf_ctx *ctx)
 {
 	struct fusebpf_name n;
 	long len;
@@ -92,8 +90,7 @@ int hide_secret(struct fuse_bpf_ctx *ctx)
  * filter (FUSE_BPF_NO_ENTRY_FILTER): "secret" stays listed, and slot 2
  * counts the entry filter runs, which must be none.
  */
-SEC("fuse")
-int hide_secret_no_entries(struct fuse_bpf_ctx *ctx)
+static __always_inline int hide_secret_no_entries_fn(struct fuse_bpf_ctx *ctx)
 {
 	__u32 slot = 2;
 	__s64 *runs;
@@ -117,8 +114,7 @@ static __always_inline void rewrite(struct fuse_attr *a)
 	a->gid = 5678;
 }
 
-SEC("fuse")
-int rewrite_attrs(struct fuse_bpf_ctx *ctx)
+static __always_inline int rewrite_attrs_fn(struct fuse_bpf_ctx *ctx)
 {
 	__u32 op = fusebpf_op(ctx);
 
@@ -147,8 +143,7 @@ int rewrite_attrs(struct fuse_bpf_ctx *ctx)
 }
 
 /* Every mutating operation fails with EROFS; reads work. */
-SEC("fuse")
-int deny_writes(struct fuse_bpf_ctx *ctx)
+static __always_inline int deny_writes_fn(struct fuse_bpf_ctx *ctx)
 {
 	struct fuse_open_in oi;
 
@@ -188,8 +183,7 @@ int deny_writes(struct fuse_bpf_ctx *ctx)
  * VFS, which sees a negative dentry, lets the mkdir through), and RMDIR's
  * ENOTEMPTY.
  */
-SEC("fuse")
-int errors_to_eperm(struct fuse_bpf_ctx *ctx)
+static __always_inline int errors_to_eperm_fn(struct fuse_bpf_ctx *ctx)
 {
 	__u32 op = fusebpf_op(ctx);
 	struct fusebpf_name n;
@@ -215,8 +209,7 @@ int errors_to_eperm(struct fuse_bpf_ctx *ctx)
 }
 
 /* READDIR's postfilter goes to the server, which edits the entries. */
-SEC("fuse")
-int readdir_post_to_server(struct fuse_bpf_ctx *ctx)
+static __always_inline int readdir_post_to_server_fn(struct fuse_bpf_ctx *ctx)
 {
 	count(ctx);
 	if (fusebpf_op(ctx) != FUSE_READDIR || fusebpf_is_entry(ctx))
@@ -228,8 +221,7 @@ int readdir_post_to_server(struct fuse_bpf_ctx *ctx)
 }
 
 /* OPEN is decided by the FUSE server (a server prefilter). */
-SEC("fuse")
-int open_to_server(struct fuse_bpf_ctx *ctx)
+static __always_inline int open_to_server_fn(struct fuse_bpf_ctx *ctx)
 {
 	count(ctx);
 	if (fusebpf_op(ctx) == FUSE_OPEN && fusebpf_is_pre(ctx))
@@ -238,8 +230,7 @@ int open_to_server(struct fuse_bpf_ctx *ctx)
 }
 
 /* GETATTR's postfilter goes to the server, which may change the result. */
-SEC("fuse")
-int getattr_post_to_server(struct fuse_bpf_ctx *ctx)
+static __always_inline int getattr_post_to_server_fn(struct fuse_bpf_ctx *ctx)
 {
 	count(ctx);
 	if (fusebpf_op(ctx) != FUSE_GETATTR)
@@ -250,8 +241,7 @@ int getattr_post_to_server(struct fuse_bpf_ctx *ctx)
 }
 
 /* Returns a value that means nothing: every operation fails with EIO. */
-SEC("fuse")
-int bad_return(struct fuse_bpf_ctx *ctx)
+static __always_inline int bad_return_fn(struct fuse_bpf_ctx *ctx)
 {
 	if (fusebpf_op(ctx) == FUSE_GETATTR)
 		return 77;
@@ -259,8 +249,7 @@ int bad_return(struct fuse_bpf_ctx *ctx)
 }
 
 /* Writing an in arg that is a name, or an out arg in a prefilter, is refused. */
-SEC("fuse")
-int bad_writes(struct fuse_bpf_ctx *ctx)
+static __always_inline int bad_writes_fn(struct fuse_bpf_ctx *ctx)
 {
 	char name[8] = "XXXXXXX";
 	struct fuse_entry_out e = {};
@@ -286,8 +275,7 @@ static __always_inline void bump(__u32 slot)
  * filter (slot 2 counts them: none) but still its postfilter (slot 3).
  * "secret" is hidden from LOOKUP only.
  */
-SEC("fuse")
-int no_entries_everywhere(struct fuse_bpf_ctx *ctx)
+static __always_inline int no_entries_everywhere_fn(struct fuse_bpf_ctx *ctx)
 {
 	if (fusebpf_is_entry(ctx)) {
 		bump(2);
@@ -304,12 +292,65 @@ int no_entries_everywhere(struct fuse_bpf_ctx *ctx)
 }
 
 /* The bit with FUSE_BPF_USER_FILTER is refused (EIO) */
-SEC("fuse")
-int no_entries_user(struct fuse_bpf_ctx *ctx)
+static __always_inline int no_entries_user_fn(struct fuse_bpf_ctx *ctx)
 {
 	if (fusebpf_op(ctx) == FUSE_READDIR && fusebpf_is_pre(ctx))
 		return FUSE_BPF_USER_FILTER | FUSE_BPF_NO_ENTRY_FILTER;
 	return pass(ctx);
 }
+
+
+/* Each filter a fuse_ops map whose every member runs the function above */
+FUSEBPF_ALL_OPS(count_only, count_only_fn)
+SEC(".struct_ops")
+struct fuse_ops count_only = { FUSEBPF_ALL_MEMBERS(count_only) };
+
+FUSEBPF_ALL_OPS(hide_secret, hide_secret_fn)
+SEC(".struct_ops")
+struct fuse_ops hide_secret = { FUSEBPF_ALL_MEMBERS(hide_secret) };
+
+FUSEBPF_ALL_OPS(hide_secret_no_entries, hide_secret_no_entries_fn)
+SEC(".struct_ops")
+struct fuse_ops hide_secret_no_entries = { FUSEBPF_ALL_MEMBERS(hide_secret_no_entries) };
+
+FUSEBPF_ALL_OPS(rewrite_attrs, rewrite_attrs_fn)
+SEC(".struct_ops")
+struct fuse_ops rewrite_attrs = { FUSEBPF_ALL_MEMBERS(rewrite_attrs) };
+
+FUSEBPF_ALL_OPS(deny_writes, deny_writes_fn)
+SEC(".struct_ops")
+struct fuse_ops deny_writes = { FUSEBPF_ALL_MEMBERS(deny_writes) };
+
+FUSEBPF_ALL_OPS(errors_to_eperm, errors_to_eperm_fn)
+SEC(".struct_ops")
+struct fuse_ops errors_to_eperm = { FUSEBPF_ALL_MEMBERS(errors_to_eperm) };
+
+FUSEBPF_ALL_OPS(readdir_post_to_server, readdir_post_to_server_fn)
+SEC(".struct_ops")
+struct fuse_ops readdir_post_to_server = { FUSEBPF_ALL_MEMBERS(readdir_post_to_server) };
+
+FUSEBPF_ALL_OPS(open_to_server, open_to_server_fn)
+SEC(".struct_ops")
+struct fuse_ops open_to_server = { FUSEBPF_ALL_MEMBERS(open_to_server) };
+
+FUSEBPF_ALL_OPS(getattr_post_to_server, getattr_post_to_server_fn)
+SEC(".struct_ops")
+struct fuse_ops getattr_post_to_server = { FUSEBPF_ALL_MEMBERS(getattr_post_to_server) };
+
+FUSEBPF_ALL_OPS(bad_return, bad_return_fn)
+SEC(".struct_ops")
+struct fuse_ops bad_return = { FUSEBPF_ALL_MEMBERS(bad_return) };
+
+FUSEBPF_ALL_OPS(bad_writes, bad_writes_fn)
+SEC(".struct_ops")
+struct fuse_ops bad_writes = { FUSEBPF_ALL_MEMBERS(bad_writes) };
+
+FUSEBPF_ALL_OPS(no_entries_everywhere, no_entries_everywhere_fn)
+SEC(".struct_ops")
+struct fuse_ops no_entries_everywhere = { FUSEBPF_ALL_MEMBERS(no_entries_everywhere) };
+
+FUSEBPF_ALL_OPS(no_entries_user, no_entries_user_fn)
+SEC(".struct_ops")
+struct fuse_ops no_entries_user = { FUSEBPF_ALL_MEMBERS(no_entries_user) };
 
 char LICENSE[] SEC("license") = "GPL";

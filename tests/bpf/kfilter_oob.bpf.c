@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Reads past the end of the context: the verifier must refuse to load it. */
+/*
+ * A fuse_ops member that reads past the end of its context: the verifier
+ * must refuse to load it ("access beyond struct fuse_bpf_ctx").
+ */
 #include "fusebpf.h"
 
-SEC("fuse")
-int read_past_ctx(struct fuse_bpf_ctx *ctx)
+static __always_inline int read_past_ctx(struct fuse_bpf_ctx *ctx)
 {
 	return *(__u32 *)((char *)ctx + sizeof(*ctx));
 }
+
+FUSEBPF_OP(oob, getattr, read_past_ctx)
+
+SEC(".struct_ops")
+struct fuse_ops oob = {
+	FUSEBPF_MEMBER(oob, getattr),
+};
 
 char LICENSE[] SEC("license") = "GPL";

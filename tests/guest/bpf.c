@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +24,14 @@
 #include <unistd.h>
 
 #include "fusebpf_uapi.h"
+
+#ifndef FUSE_DEV_IOC_BPF_REPLACE	/* include/uapi/linux/fuse.h, patch 73 */
+struct fuse_bpf_replace {
+	uint32_t old_fd;
+	uint32_t new_fd;
+};
+#define FUSE_DEV_IOC_BPF_REPLACE _IOW(229, 126, struct fuse_bpf_replace)
+#endif
 #include "kfilter.skel.h"
 #include "tap.h"
 #include "tfuse.h"
@@ -53,28 +62,43 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-/* Open and load a filter object whose programs are in SEC("fuse"). */
+static bool have_fuse_ops(void);
+
+static struct bpf_link *filter_links[64];
+static int n_filter_links;
+
+/* Detach every filter map (so the kernel lets go of them), then free them */
+static void filters_destroy(struct kfilter_bpf *skel)
+{
+	while (n_filter_links > 0)
+		bpf_link__destroy(filter_links[--n_filter_links]);
+	kfilter_bpf__destroy(skel);
+}
+
+/* Open and load the filters, fuse_ops maps, and attach them all */
 static int load_filters(struct kfilter_bpf **skel)
 {
-	LIBBPF_OPTS(libbpf_prog_handler_opts, hopts);
-	static int registered;
-	struct bpf_program *p;
-	int type = fuse_prog_type();
+	struct bpf_map *m;
+	int err;
 
 	libbpf_set_print(libbpf_quiet);
-	if (type < 0)
+	if (!have_fuse_ops())
 		return -ENOENT;
-	if (!registered) {
-		if (libbpf_register_prog_handler("fuse", type, 0, &hopts) < 0)
-			return -EINVAL;
-		registered = 1;
-	}
 	*skel = kfilter_bpf__open();
 	if (!*skel)
 		return -errno;
-	bpf_object__for_each_program(p, (*skel)->obj)
-		bpf_program__set_type(p, type);
-	return kfilter_bpf__load(*skel);
+	err = kfilter_bpf__load(*skel);
+	if (err)
+		return err;
+	bpf_object__for_each_map(m, (*skel)->obj) {
+		if (bpf_map__type(m) != BPF_MAP_TYPE_STRUCT_OPS || n_filter_links == 64)
+			continue;
+		filter_links[n_filter_links] = bpf_map__attach_struct_ops(m);
+		if (!filter_links[n_filter_links])
+			return -errno;
+		n_filter_links++;
+	}
+	return 0;
 }
 
 /* --- a backing tree and a mount over it -------------------------------------- */
@@ -101,6 +125,23 @@ static void cleanup(void)
 }
 
 /* Mount with the root backed by the tree and filtered by prog_fd, no server. */
+/* Mount with the root backed by the tree, no root filter, no server */
+static int mount_unfiltered(void)
+{
+	char opts[128];
+	int dirfd, fd;
+
+	dirfd = open(back, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	snprintf(opts, sizeof(opts), "root_dir=%d,no_daemon,allow_other", dirfd);
+	fd = tfuse_mount(mnt, opts);
+	close(dirfd);
+	if (fd >= 0)
+		close(fd);
+	return fd < 0 ? fd : 0;
+}
+
 static int mount_filtered(int prog_fd)
 {
 	char opts[128];
@@ -180,10 +221,11 @@ static int t_sysfs(void)
 	char buf[64];
 	int ret = TAP_FAIL;
 
-	if (access("/sys/fs/fuse/bpf_prog_type_fuse", F_OK))
-		SKIP("kernel without fuse-bpf BPF");
-	EXPECT(read_file("/sys/fs/fuse/bpf_prog_type_fuse", buf, sizeof(buf)) > 0);
-	EXPECT(atoi(buf) == 32, "program type %s", buf);
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	/* filters are struct_ops maps: no program type number to publish */
+	EXPECT(access("/sys/fs/fuse/bpf_prog_type_fuse", F_OK) && errno == ENOENT,
+	       "/sys/fs/fuse/bpf_prog_type_fuse is still there");
 	EXPECT(read_file("/sys/fs/fuse/features/fuse_bpf", buf, sizeof(buf)) > 0);
 	EXPECT(strcmp(buf, "supported\n") == 0, "features/fuse_bpf: '%s'", buf);
 	ret = TAP_OK;
@@ -232,7 +274,7 @@ static int t_hide(void)
 	struct stat st;
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.hide_secret)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.hide_secret)) == 0);
 	EXPECT(stat(in(mnt, "secret"), &st) == -1 && errno == ENOENT, "stat: %s", strerror(errno));
 	EXPECT(open(in(mnt, "secret"), O_RDONLY) == -1 && errno == ENOENT);
 	EXPECT(stat(in(mnt, "public"), &st) == 0);
@@ -247,7 +289,7 @@ static int t_hide(void)
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -263,7 +305,7 @@ static int t_no_entry_filter(void)
 	struct stat st;
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.hide_secret_no_entries)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.hide_secret_no_entries)) == 0);
 	EXPECT(stat(in(mnt, "secret"), &st) == -1 && errno == ENOENT, "stat: %s", strerror(errno));
 	EXPECT(listing_has(mnt, "secret") == 1, "readdir lost secret");
 	EXPECT(listing_has(mnt, "public") == 1, "readdir lost public");
@@ -272,7 +314,7 @@ static int t_no_entry_filter(void)
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -322,7 +364,7 @@ static int t_no_entry_filter_other_ops(void)
 	SETUP(skel);
 	EXPECT(run("cd %s && mkdir many && for i in $(seq 1 400); do : > many/entry-with-a-long-name-$i; done",
 		   back) == 0);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.no_entries_everywhere)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.no_entries_everywhere)) == 0);
 	EXPECT(stat(in(mnt, "secret"), &st) == -1 && errno == ENOENT, "stat: %s", strerror(errno));
 	EXPECT(stat(in(mnt, "public"), &st) == 0, "%s", strerror(errno));
 	EXPECT(listing_has(mnt, "secret") == 1, "readdir lost secret");
@@ -345,22 +387,22 @@ static int t_no_entry_filter_other_ops(void)
 	EXPECT(seen(skel, 2) == 0, "the entry filter ran %lld times", seen(skel, 2));
 	EXPECT(seen(skel, 3) > 2, "the READDIR postfilter ran %lld times", seen(skel, 3));
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	skel = NULL;
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.no_entries_user)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.no_entries_user)) == 0);
 	d = opendir(mnt);
 	EXPECT(d, "opendir: %s", strerror(errno));
 	errno = 0;
 	EXPECT(!readdir(d) && errno == EIO, "readdir: %s", strerror(errno));
 	closedir(d);
-	EXPECT(run("dmesg | grep -q 'fuse-bpf: program no_entries_user.*returned invalid value 17'") == 0,
-	       "no kernel message naming the program");
+	EXPECT(run("dmesg | grep -q 'fuse-bpf: filter of opcode 28 (phase 0x10000) returned invalid value 17'") == 0,
+	       "no kernel message naming the op and value");
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -371,7 +413,7 @@ static int t_attrs(void)
 	struct stat st;
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.rewrite_attrs)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.rewrite_attrs)) == 0);
 	EXPECT(stat(in(mnt, "public"), &st) == 0, "%s", strerror(errno));
 	EXPECT(st.st_mode == (S_IFREG | 0640), "mode %o", st.st_mode);
 	EXPECT(st.st_uid == 1234 && st.st_gid == 5678, "uid %u gid %u", st.st_uid, st.st_gid);
@@ -385,7 +427,7 @@ static int t_attrs(void)
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -398,7 +440,7 @@ static int t_deny(void)
 	SETUP(skel);
 	EXPECT(run("cd %s && setfattr -n trusted.k -v v public && find . -printf '%%p %%m %%s\\n' "
 		   "| sort > /tmp/bpf-deny-before", back) == 0);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.deny_writes)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.deny_writes)) == 0);
 	EXPECT(open(in(mnt, "public"), O_WRONLY) == -1 && errno == EROFS, "open for write: %s",
 	       strerror(errno));
 	EXPECT(open(in(mnt, "public"), O_RDONLY | O_TRUNC) == -1 && errno == EROFS);
@@ -430,7 +472,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -441,7 +483,7 @@ static int t_error_rewrite(void)
 
 	SETUP(skel);
 	EXPECT(run("mkdir %s/taken", back) == 0);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.errors_to_eperm)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.errors_to_eperm)) == 0);
 	/* "taken" is hidden from LOOKUP but there on the backing: EEXIST */
 	EXPECT(mkdir(in(mnt, "taken"), 0755) == -1 && errno == EPERM, "mkdir of a hidden name: %s",
 	       strerror(errno));
@@ -458,7 +500,7 @@ static int t_error_rewrite(void)
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -469,14 +511,14 @@ static int t_invalid_return(void)
 	struct stat st;
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.bad_return)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.bad_return)) == 0);
 	EXPECT(stat(in(mnt, "public"), &st) == -1 && errno == EIO, "stat: %s", strerror(errno));
-	EXPECT(run("dmesg | grep -q 'fuse-bpf: program bad_return.*returned invalid value 77'") == 0,
-	       "no kernel message naming the program");
+	EXPECT(run("dmesg | grep -q 'fuse-bpf: filter of opcode .* returned invalid value 77'") == 0,
+	       "no kernel message naming the op and value");
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -487,15 +529,28 @@ static int t_arg_write_bounds(void)
 	struct stat st;
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.bad_writes)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.bad_writes)) == 0);
 	EXPECT(stat(in(mnt, "public"), &st) == 0, "%s", strerror(errno));
 	EXPECT(seen(skel, 2) == -EACCES, "writing a name in arg: %lld", seen(skel, 2));
 	EXPECT(seen(skel, 3) == -EACCES, "writing an out arg in a prefilter: %lld", seen(skel, 3));
 	ret = TAP_OK;
 out:
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
+}
+
+/* Does the running kernel have struct fuse_ops (filters as struct_ops maps)? */
+static bool have_fuse_ops(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool have;
+
+	if (!btf)
+		return false;
+	have = btf__find_by_name_kind(btf, "fuse_ops", BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	return have;
 }
 
 static int t_out_of_bounds_rejected(void)
@@ -503,27 +558,284 @@ static int t_out_of_bounds_rejected(void)
 	LIBBPF_OPTS(bpf_object_open_opts, oopts);
 	char log[65536] = "", path[512];
 	struct bpf_object *obj = NULL;
-	struct bpf_program *p;
-	int ret = TAP_FAIL, type = fuse_prog_type(), err;
+	int ret = TAP_FAIL, err;
 
-	if (type < 0)
-		SKIP("kernel without fuse-bpf BPF");
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
 	snprintf(path, sizeof(path), "%s/kfilter_oob.bpf.o", getenv("TEST_BPF_DIR") ?: "build/tests");
 	oopts.kernel_log_buf = log;
 	oopts.kernel_log_size = sizeof(log);
 	oopts.kernel_log_level = 1;
 	libbpf_set_print(libbpf_quiet);
-	libbpf_register_prog_handler("fuse", type, 0, NULL);
 	obj = bpf_object__open_file(path, &oopts);
 	EXPECT(obj, "open %s: %s", path, strerror(errno));
-	bpf_object__for_each_program(p, obj)
-		bpf_program__set_type(p, type);
 	err = bpf_object__load(obj);
-	EXPECT(err < 0, "a program reading past its context was loaded");
-	EXPECT(strstr(log, "invalid bpf_context access"), "verifier log: %s", log);
+	EXPECT(err < 0, "a member reading past its context was loaded");
+	EXPECT(strstr(log, "access beyond struct fuse_bpf_ctx"), "verifier log: %s", log);
 	ret = TAP_OK;
 out:
 	bpf_object__close(obj);
+	return ret;
+}
+
+/* Open and load tests/bpf/kfilter_min.bpf.o; its fuse_ops map, not attached */
+static struct bpf_object *load_kmin(struct bpf_map **map)
+{
+	char path[512];
+	struct bpf_object *obj;
+
+	snprintf(path, sizeof(path), "%s/kfilter_min.bpf.o", getenv("TEST_BPF_DIR") ?: "build/tests");
+	obj = bpf_object__open_file(path, NULL);
+	if (!obj)
+		return NULL;
+	if (bpf_object__load(obj)) {
+		bpf_object__close(obj);
+		return NULL;
+	}
+	*map = bpf_object__find_map_by_name(obj, "kmin");
+	return obj;
+}
+
+/* root_bpf= takes an attached fuse_ops map only: not a plain map, not one loaded but not attached */
+static int t_root_bpf_needs_attached_fuse_ops(void)
+{
+	struct bpf_object *obj = NULL;
+	struct bpf_link *link = NULL;
+	struct bpf_map *map = NULL;
+	int ret = TAP_FAIL, afd = -1;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(make_tree() == 0);
+	afd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "plain", 4, 8, 1, NULL);
+	EXPECT(afd >= 0, "array map: %s", strerror(errno));
+	EXPECT(mount_filtered(afd) == -EINVAL, "an array map as root_bpf was accepted");
+	obj = load_kmin(&map);
+	EXPECT(obj && map, "load kfilter_min.bpf.o: %s", strerror(errno));
+	EXPECT(mount_filtered(bpf_map__fd(map)) == -EINVAL, "a fuse_ops map not attached was accepted");
+	link = bpf_map__attach_struct_ops(map);
+	EXPECT(link, "attach kmin: %s", strerror(errno));
+	EXPECT(mount_filtered(bpf_map__fd(map)) == 0, "the attached map was refused");
+	ret = TAP_OK;
+out:
+	cleanup();
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+	if (afd >= 0)
+		close(afd);
+	return ret;
+}
+
+/* kfilter_min's counters, read from its .bss map now ({~0, ~0} on error) */
+struct kmin_count {
+	__u64 getattrs, wrong_op;
+};
+
+static struct kmin_count kmin_count(struct bpf_object *obj)
+{
+	struct kmin_count c[8];	/* .bss holds only it; room to spare */
+	struct bpf_map *m;
+	__u32 zero = 0;
+
+	memset(c, 0xff, sizeof(c));
+	bpf_object__for_each_map(m, obj)
+		if (bpf_map__is_internal(m) && strstr(bpf_map__name(m), ".bss") &&
+		    bpf_map__value_size(m) <= sizeof(c))
+			bpf_map_lookup_elem(bpf_map__fd(m), &zero, c);
+	return c[0];
+}
+
+/* An op without a member runs no program and is done on the backing file */
+static int t_op_without_member(void)
+{
+	struct bpf_object *obj = NULL;
+	struct bpf_link *link = NULL;
+	struct bpf_map *map = NULL;
+	char path[128], buf[64] = "";
+	struct stat st;
+	int ret = TAP_FAIL;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(make_tree() == 0);
+	obj = load_kmin(&map);
+	EXPECT(obj && map, "load kfilter_min.bpf.o");
+	link = bpf_map__attach_struct_ops(map);
+	EXPECT(link, "attach kmin: %s", strerror(errno));
+	EXPECT(mount_filtered(bpf_map__fd(map)) == 0);
+	snprintf(path, sizeof(path), "%s/public", mnt);
+	EXPECT(read_file(path, buf, sizeof(buf)) == 7 && !strcmp(buf, "public\n"), "read: '%s'", buf);
+	EXPECT(run("ls %s/dir/sub > /dev/null && touch %s/new && rm %s/new", mnt, mnt, mnt) == 0);
+	EXPECT(stat(path, &st) == 0 && st.st_size == 7, "stat: %s", strerror(errno));
+	EXPECT(kmin_count(obj).getattrs > 0, "the getattr member never ran");
+	EXPECT(kmin_count(obj).wrong_op == 0, "the getattr member ran %llu times for other ops",
+	       (unsigned long long)kmin_count(obj).wrong_op);
+	ret = TAP_OK;
+out:
+	cleanup();
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+	return ret;
+}
+
+/* remount,root_bpf= replaces the root's filter; refused on a mount without one */
+static int t_remount_replaces_root_filter(void)
+{
+	struct bpf_object *o1 = NULL, *o2 = NULL;
+	struct bpf_link *l1 = NULL, *l2 = NULL;
+	struct bpf_map *m1 = NULL, *m2 = NULL;
+	char opts[64], path[128];
+	struct stat st;
+	__u64 before;
+	int ret = TAP_FAIL;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(make_tree() == 0);
+	o1 = load_kmin(&m1);
+	o2 = load_kmin(&m2);
+	EXPECT(o1 && o2 && m1 && m2);
+	EXPECT((l1 = bpf_map__attach_struct_ops(m1)) && (l2 = bpf_map__attach_struct_ops(m2)));
+	EXPECT(mount_filtered(bpf_map__fd(m1)) == 0);
+	snprintf(path, sizeof(path), "%s/public", mnt);
+	EXPECT(stat(path, &st) == 0 && kmin_count(o1).getattrs > 0 && kmin_count(o2).getattrs == 0);
+	snprintf(opts, sizeof(opts), "root_bpf=%d", bpf_map__fd(m2));
+	EXPECT(mount("tfuse", mnt, "fuse.tfuse", MS_REMOUNT, opts) == 0, "remount: %s", strerror(errno));
+	before = kmin_count(o1).getattrs;
+	EXPECT(stat(path, &st) == 0 && stat(mnt, &st) == 0);
+	EXPECT(kmin_count(o2).getattrs > 0, "the new filter did not run");
+	EXPECT(kmin_count(o1).getattrs == before, "the old filter still ran");
+	umount2(mnt, MNT_DETACH);
+	EXPECT(mount_unfiltered() == 0);
+	EXPECT(mount("tfuse", mnt, "fuse.tfuse", MS_REMOUNT, opts) < 0 && errno == EINVAL,
+	       "remount root_bpf= of a mount without a root filter: %s", strerror(errno));
+	ret = TAP_OK;
+out:
+	cleanup();
+	bpf_link__destroy(l1);
+	bpf_link__destroy(l2);
+	bpf_object__close(o1);
+	bpf_object__close(o2);
+	return ret;
+}
+
+/* Open tests/bpf/<name>.bpf.o and load it, the verifier's log in log */
+static struct bpf_object *load_named(const char *name, char *log, size_t logsz, int *err)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oopts);
+	struct bpf_object *obj;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s.bpf.o", getenv("TEST_BPF_DIR") ?: "build/tests", name);
+	oopts.kernel_log_buf = log;
+	oopts.kernel_log_size = logsz;
+	oopts.kernel_log_level = 1;
+	obj = bpf_object__open_file(path, &oopts);
+	if (!obj) {
+		*err = -errno;
+		return NULL;
+	}
+	*err = bpf_object__load(obj);
+	return obj;
+}
+
+/* A struct_ops map of another type (bpf_dummy_ops) as root_bpf= */
+static int t_dummy_ops_map_refused(void)
+{
+	static char log[65536];
+	struct bpf_object *obj = NULL;
+	struct bpf_map *map;
+	int ret = TAP_FAIL, err = 0;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(make_tree() == 0);
+	libbpf_set_print(libbpf_quiet);
+	obj = load_named("kfilter_dummy", log, sizeof(log), &err);
+	EXPECT(obj && err == 0, "load kfilter_dummy.bpf.o: %d %s", err, log);
+	map = bpf_object__find_map_by_name(obj, "dummy");
+	EXPECT(map && bpf_map__fd(map) >= 0);
+	EXPECT(mount_filtered(bpf_map__fd(map)) == -EINVAL, "a bpf_dummy_ops map as root_bpf was accepted");
+	ret = TAP_OK;
+out:
+	cleanup();
+	bpf_object__close(obj);
+	return ret;
+}
+
+/* The fuse kfuncs called by a tcp_congestion_ops member with its struct sock */
+static int t_kfunc_from_foreign_struct_ops_refused(void)
+{
+	static char log[262144];
+	struct bpf_object *obj = NULL;
+	int ret = TAP_FAIL, err = 0;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	libbpf_set_print(libbpf_quiet);
+	obj = load_named("kfilter_kfunc_cc", log, sizeof(log), &err);
+	EXPECT(obj, "open kfilter_kfunc_cc.bpf.o: %s", strerror(-err));
+	EXPECT(err < 0, "a congestion control calling bpf_fuse_get_arg on a sock was loaded");
+	EXPECT(strstr(log, "fuse_bpf_ctx"), "verifier log: %s", log);
+	ret = TAP_OK;
+out:
+	bpf_object__close(obj);
+	return ret;
+}
+
+static int ioc_replace(int devfd, int old_fd, int new_fd)
+{
+	struct fuse_bpf_replace r = { .old_fd = old_fd, .new_fd = new_fd };
+
+	return ioctl(devfd, FUSE_DEV_IOC_BPF_REPLACE, &r) ? -errno : 0;
+}
+
+/* FUSE_DEV_IOC_BPF_REPLACE on the mount's /dev/fuse fd */
+static int t_ioc_replace(void)
+{
+	struct bpf_object *o1 = NULL, *o2 = NULL;
+	struct bpf_link *l1 = NULL, *l2 = NULL;
+	struct bpf_map *m1 = NULL, *m2 = NULL;
+	int ret = TAP_FAIL, dirfd = -1, devfd = -1, f1, f2;
+	char opts[128], path[128];
+	struct stat st;
+	__u64 before;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(make_tree() == 0);
+	o1 = load_kmin(&m1);
+	o2 = load_kmin(&m2);
+	EXPECT(o1 && o2 && m1 && m2);
+	EXPECT((l1 = bpf_map__attach_struct_ops(m1)) && (l2 = bpf_map__attach_struct_ops(m2)));
+	f1 = bpf_map__fd(m1);
+	f2 = bpf_map__fd(m2);
+	dirfd = open(back, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	EXPECT(dirfd >= 0);
+	snprintf(opts, sizeof(opts), "root_dir=%d,root_bpf=%d,no_daemon,allow_other", dirfd, f1);
+	devfd = tfuse_mount(mnt, opts);
+	EXPECT(devfd >= 0, "mount: %s", strerror(-devfd));
+	snprintf(path, sizeof(path), "%s/public", mnt);
+	EXPECT(stat(path, &st) == 0 && kmin_count(o1).getattrs > 0);
+	EXPECT(ioc_replace(devfd, f1, f2) == 0, "replace: %s", strerror(errno));
+	before = kmin_count(o1).getattrs;
+	EXPECT(stat(path, &st) == 0 && stat(mnt, &st) == 0);
+	EXPECT(kmin_count(o2).getattrs > 0, "the new filter did not run");
+	EXPECT(kmin_count(o1).getattrs == before, "the old filter still ran");
+	EXPECT(ioc_replace(devfd, f1, f2) == -ENOENT, "a map the mount no longer runs");
+	EXPECT(ioc_replace(devfd, f2, 12345) == -EBADF || ioc_replace(devfd, f2, 12345) == -EINVAL);
+	EXPECT(ioc_replace(devfd, f2, dirfd) == -EINVAL, "a directory fd as the new filter");
+	ret = TAP_OK;
+out:
+	cleanup();
+	if (devfd >= 0)
+		close(devfd);
+	if (dirfd >= 0)
+		close(dirfd);
+	bpf_link__destroy(l1);
+	bpf_link__destroy(l2);
+	bpf_object__close(o1);
+	bpf_object__close(o2);
 	return ret;
 }
 
@@ -535,8 +847,8 @@ static int t_wrong_type_root_bpf(void)
 	};
 	int ret = TAP_FAIL, fd = -1;
 
-	if (fuse_prog_type() < 0)
-		SKIP("kernel without fuse-bpf BPF");
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
 	EXPECT(make_tree() == 0);
 	fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "sockf", "GPL", prog, 2, NULL);
 	EXPECT(fd >= 0, "socket filter: %s", strerror(errno));
@@ -557,7 +869,7 @@ static int t_percpu_counts(void)
 	char buf[4];
 
 	SETUP(skel);
-	EXPECT(mount_filtered(bpf_program__fd(skel->progs.count_only)) == 0);
+	EXPECT(mount_filtered(bpf_map__fd(skel->maps.count_only)) == 0);
 	fd = open(in(mnt, "public"), O_RDWR);
 	EXPECT(fd >= 0, "%s", strerror(errno));
 	for (int i = 0; i < 3; i++)
@@ -585,7 +897,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -755,7 +1067,7 @@ static int t_server_prefilter(void)
 
 	SETUP(skel);
 	EXPECT(new_state() == 0);
-	EXPECT(mount_served(bpf_program__fd(skel->progs.open_to_server), &server) == 0);
+	EXPECT(mount_served(bpf_map__fd(skel->maps.open_to_server), &server) == 0);
 	fd = open(in(mnt, "dir/secret"), O_RDONLY);
 	EXPECT(fd >= 0, "read-only open the server allows: %s", strerror(errno));
 	EXPECT(read(fd, got, sizeof(got)) == 2 && got[0] == 's', "read through the backing file");
@@ -768,7 +1080,7 @@ out:
 		close(fd);
 	tfuse_stop(mnt, server);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -781,7 +1093,7 @@ static int t_server_postfilter(void)
 
 	SETUP(skel);
 	EXPECT(new_state() == 0);
-	EXPECT(mount_served(bpf_program__fd(skel->progs.getattr_post_to_server), &server) == 0);
+	EXPECT(mount_served(bpf_map__fd(skel->maps.getattr_post_to_server), &server) == 0);
 	EXPECT(stat(in(mnt, "public"), &st) == 0, "%s", strerror(errno));
 	EXPECT(st.st_uid == 4242, "uid %u: the server's change is not there", st.st_uid);
 	EXPECT(st.st_size == 7, "size %lld: not the backing file's", (long long)st.st_size);
@@ -790,7 +1102,7 @@ static int t_server_postfilter(void)
 out:
 	tfuse_stop(mnt, server);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -831,7 +1143,7 @@ static int t_server_readdir_postfilter(void)
 	EXPECT(new_state() == 0);
 	EXPECT(run("mkdir %s/big && cd %s/big && for i in $(seq 100 399); do : > f$i; done",
 		   back, back) == 0);
-	EXPECT(mount_served(bpf_program__fd(skel->progs.readdir_post_to_server), &server) == 0);
+	EXPECT(mount_served(bpf_map__fd(skel->maps.readdir_post_to_server), &server) == 0);
 	for (unsigned int s = 0; s < 2; s++) {
 		int added = 0, kept = 0;
 
@@ -860,7 +1172,7 @@ static int t_server_readdir_postfilter(void)
 out:
 	tfuse_stop(mnt, server);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -881,7 +1193,7 @@ static int t_attach_via_lookup(void)
 	EXPECT(new_state() == 0);
 	EXPECT(run("mkdir -p %s/a/deep && echo s > %s/a/secret && echo s > %s/a/deep/secret",
 		   back, back, back) == 0);
-	state->prog_fd[0] = bpf_program__fd(skel->progs.hide_secret);
+	state->prog_fd[0] = bpf_map__fd(skel->maps.hide_secret);
 	state->variant = 1;
 	EXPECT(mount_served(-1, &server) == 0);
 	EXPECT(stat(in(mnt, "a/secret"), &st) == -1 && errno == ENOENT, "attached: %s",
@@ -904,7 +1216,7 @@ static int t_attach_via_lookup(void)
 out:
 	tfuse_stop(mnt, server);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -937,7 +1249,7 @@ static int t_wrong_type_in_lookup(void)
 out:
 	tfuse_stop(mnt, server);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -951,6 +1263,19 @@ static int count_progs(void)
 	return n;
 }
 
+/* The program count once the frees that earlier cases deferred are done */
+static int settled_progs(void)
+{
+	int n = count_progs(), prev = -1;
+
+	for (int i = 0; i < 200 && n != prev; i++) {
+		usleep(50000);
+		prev = n;
+		n = count_progs();
+	}
+	return n;
+}
+
 /* Programs are reference-counted: attach/detach cycles leave none behind. */
 static int t_no_leaked_programs(void)
 {
@@ -959,17 +1284,17 @@ static int t_no_leaked_programs(void)
 	pid_t server = -1;
 	struct stat st;
 
-	base = count_progs();
+	base = settled_progs();
 	SETUP(skel);
 	loaded = count_progs();
 	EXPECT(loaded > base);
 	for (int i = 0; i < 1000; i++) {
-		EXPECT(mount_filtered(bpf_program__fd(skel->progs.hide_secret)) == 0, "cycle %d", i);
+		EXPECT(mount_filtered(bpf_map__fd(skel->maps.hide_secret)) == 0, "cycle %d", i);
 		EXPECT(stat(in(mnt, "dir/sub/public"), &st) == 0);
 		EXPECT(umount2(mnt, 0) == 0, "umount: %s", strerror(errno));
 	}
 	EXPECT(new_state() == 0);
-	state->prog_fd[0] = bpf_program__fd(skel->progs.count_only);
+	state->prog_fd[0] = bpf_map__fd(skel->maps.count_only);
 	EXPECT(mount_served(-1, &server) == 0);
 	for (int i = 0; i < 100; i++) {
 		state->variant = 1 + i % 2;
@@ -978,7 +1303,7 @@ static int t_no_leaked_programs(void)
 	}
 	tfuse_stop(mnt, server);
 	server = -1;
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	skel = NULL;
 	/* Freeing a program is deferred (RCU, a work item): give it a moment */
 	for (int i = 0; i < 100 && (now = count_progs()) != base; i++)
@@ -989,7 +1314,7 @@ out:
 	if (server > 0)
 		tfuse_stop(mnt, server);
 	cleanup();
-	kfilter_bpf__destroy(skel);
+	filters_destroy(skel);
 	return ret;
 }
 
@@ -1006,6 +1331,12 @@ static const struct tap_case cases[] = {
 	{ "arg_writes_outside_bounds_refused", t_arg_write_bounds },
 	{ "out_of_bounds_ctx_access_rejected_at_load", t_out_of_bounds_rejected },
 	{ "wrong_program_type_as_root_bpf", t_wrong_type_root_bpf },
+	{ "root_bpf_needs_an_attached_fuse_ops_map", t_root_bpf_needs_attached_fuse_ops },
+	{ "op_without_member_runs_no_program", t_op_without_member },
+	{ "remount_root_bpf_replaces_root_filter", t_remount_replaces_root_filter },
+	{ "bpf_dummy_ops_map_as_root_bpf_refused", t_dummy_ops_map_refused },
+	{ "dev_ioctl_bpf_replace", t_ioc_replace },
+	{ "kfunc_from_tcp_congestion_ops_refused", t_kfunc_from_foreign_struct_ops_refused },
 	{ "percpu_counts_match_scripted_ops", t_percpu_counts },
 	{ "server_prefilter_decides_open", t_server_prefilter },
 	{ "server_postfilter_changes_getattr", t_server_postfilter },
