@@ -132,16 +132,23 @@ $(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
 # The suites whose cases run the table server (tests/guest/table_srv.c) and
 # those whose cases mount views with the filter tests/bpf/hfilter.bpf.c
 # (tests/guest/hfilter_view.c; built like kfilter).
+# The filters of both, and filters.c's small ones (tests/bpf/mfilter.bpf.c),
+# are fuse_ops maps loaded by tests/lib/tfilter.h.
 TSRV_SUITES  := backing server splice verdicts mount_flags
 HVIEW_SUITES := verdicts rcu_walk mount_flags ids_exec
-$(BUILD)/tests/hfilter.bpf.o: tests/bpf/hfilter.bpf.c skel/vmlinux.h $(BPF_HEADERS)
+TFILTER_OBJS := $(BUILD)/tests/hfilter.bpf.o $(BUILD)/tests/tsfilter.bpf.o $(BUILD)/tests/mfilter.bpf.o
+$(TFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_HEADERS)
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FILTER_CFLAGS) -c $< -o $@
 $(TSRV_SUITES:%=$(BUILD)/tests/guest/%): tests/guest/table_srv.c tests/guest/table_srv.h \
+	$(BUILD)/tests/tsfilter.skel.h tests/lib/tfilter.h skel/fusebpf_loader.h \
 	tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 $(HVIEW_SUITES:%=$(BUILD)/tests/guest/%): tests/guest/hfilter_view.c tests/guest/hfilter_view.h \
-	$(BUILD)/tests/hfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+	$(BUILD)/tests/hfilter.skel.h tests/lib/tfilter.h skel/fusebpf_loader.h \
+	tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+$(addprefix $(BUILD)/tests/guest/,$(sort $(TSRV_SUITES) $(HVIEW_SUITES))): TEST_CFLAGS += -Iskel
+$(BUILD)/tests/guest/filters: $(BUILD)/tests/mfilter.skel.h tests/lib/tfilter.h
 $(foreach s,$(TSRV_SUITES),$(eval SRCS_$(s) += tests/guest/table_srv.c))
 $(foreach s,$(HVIEW_SUITES),$(eval SRCS_$(s) += tests/guest/hfilter_view.c))
 $(foreach s,$(HVIEW_SUITES),$(eval LIBS_$(s) := -luring -laio))

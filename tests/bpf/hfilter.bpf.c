@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The filter of the guest suites' filtered views (tests/guest/hfilter_view.c):
- * one program that a case steers per opcode through the cfg map (what the
- * prefilter and the postfilter return, which in args it tries to rewrite)
- * and that reports what it saw in the pre_runs, post_runs, setarg_ret and
- * note maps.
+ * a fuse_ops map whose 31 members all run hf_run(), which a case steers per
+ * opcode through the cfg map (what the prefilter and the postfilter return,
+ * which in args it tries to rewrite) and which reports what it saw in the
+ * pre_runs, post_runs, setarg_ret and note maps. Every operation has its
+ * member, so that every one is filtered (and counted) as a case expects.
  *
  * The HF_* values and the NOTE_* slots are repeated in hfilter_view.h:
  * keep them in step.
@@ -323,8 +324,7 @@ static __always_inline int post(struct fuse_bpf_ctx *ctx, __u32 op, struct hf_cf
 	return c->flags & HF_POST ? c->post_ret : 0;
 }
 
-SEC("fuse")
-int hf(struct fuse_bpf_ctx *ctx)
+static __always_inline int hf_run(struct fuse_bpf_ctx *ctx)
 {
 	__u32 op = fusebpf_op(ctx);
 	struct hf_cfg *c;
@@ -340,5 +340,10 @@ int hf(struct fuse_bpf_ctx *ctx)
 		return post(ctx, op, c);
 	return pre(ctx, op, c);
 }
+
+FUSEBPF_ALL_OPS(hf, hf_run)
+
+SEC(".struct_ops")
+struct fuse_ops hf = { FUSEBPF_ALL_MEMBERS(hf) };
 
 char LICENSE[] SEC("license") = "GPL";

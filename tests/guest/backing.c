@@ -547,8 +547,7 @@ static int t_priv_userns_mount(void)
 	EXPECT(prog >= 0, "loading a fuse-bpf program: %s", strerror(-prog));
 	ret = in_child_userns(userns_mounts, &prog);
 out:
-	if (prog >= 0)
-		close(prog);
+	ts_filter_close(prog);
 	return ret;
 }
 
@@ -594,8 +593,7 @@ static int t_priv_userns_reply(void)
 	EXPECT(prog >= 0, "loading a fuse-bpf program: %s", strerror(-prog));
 	ret = in_child_userns(userns_replies, &prog);
 out:
-	if (prog >= 0)
-		close(prog);
+	ts_filter_close(prog);
 	return ret;
 }
 
@@ -627,8 +625,7 @@ static int t_priv_init_ns(void)
 out:
 	if (dfd >= 0)
 		close(dfd);
-	if (prog >= 0)
-		close(prog);
+	ts_filter_close(prog);
 	if (ts_teardown(&e))
 		ret = TAP_FAIL;
 	return ret;
@@ -820,8 +817,7 @@ out:
 		close(a.fsfd);
 	if (a.dirfd >= 0)
 		close(a.dirfd);
-	if (a.prog >= 0)
-		close(a.prog);
+	ts_filter_close(a.prog);
 	if (ts_teardown(&e))
 		ret = TAP_FAIL;
 	return ret;

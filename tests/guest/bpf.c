@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fuse-bpf's BPF side: the program type, prefilters, postfilters, entry
- * filters and server filters, attached by mount option and by LOOKUP
- * replies; rejections; per-op counts; no leaked programs.
+ * fuse-bpf's BPF side: the fuse_ops struct_ops type and who may load it,
+ * prefilters, postfilters, entry filters and server filters, attached by
+ * mount option and by LOOKUP replies; rejections; per-op counts; no leaked
+ * programs.
  */
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
@@ -21,6 +22,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
+#include <linux/capability.h>
 #include <unistd.h>
 
 #include "fusebpf_uapi.h"
@@ -45,15 +47,6 @@ struct fuse_bpf_replace {
 static char mnt[64], back[64];
 
 /* --- loading ----------------------------------------------------------------- */
-
-static int fuse_prog_type(void)
-{
-	char buf[32];
-
-	if (read_file("/sys/fs/fuse/bpf_prog_type_fuse", buf, sizeof(buf)) <= 0)
-		return -1;
-	return atoi(buf);
-}
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -124,7 +117,6 @@ static void cleanup(void)
 		run("rm -rf %s", back);
 }
 
-/* Mount with the root backed by the tree and filtered by prog_fd, no server. */
 /* Mount with the root backed by the tree, no root filter, no server */
 static int mount_unfiltered(void)
 {
@@ -142,7 +134,8 @@ static int mount_unfiltered(void)
 	return fd < 0 ? fd : 0;
 }
 
-static int mount_filtered(int prog_fd)
+/* Mount with the root backed by the tree and filtered by the fuse_ops map filter_fd, no server */
+static int mount_filtered(int filter_fd)
 {
 	char opts[128];
 	int dirfd, fd;
@@ -151,7 +144,7 @@ static int mount_filtered(int prog_fd)
 	if (dirfd < 0)
 		return -errno;
 	snprintf(opts, sizeof(opts), "root_dir=%d,root_bpf=%d,no_daemon,allow_other", dirfd,
-		 prog_fd);
+		 filter_fd);
 	fd = tfuse_mount(mnt, opts);
 	close(dirfd);
 	if (fd >= 0)
@@ -209,7 +202,7 @@ static int listing_has(const char *dir, const char *name)
 	do {                                                                     \
 		int __e = load_filters(&(skel));                                 \
 		if (__e == -ENOENT)                                              \
-			SKIP("no /sys/fs/fuse/bpf_prog_type_fuse: kernel without fuse-bpf BPF"); \
+			SKIP("kernel without struct fuse_ops");                  \
 		EXPECT(__e == 0, "loading the filters: %s", strerror(-__e));     \
 		EXPECT(make_tree() == 0);                                        \
 	} while (0)
@@ -233,37 +226,145 @@ out:
 	return ret;
 }
 
-/* Loading a filter needs CAP_BPF (or CAP_SYS_ADMIN), as other program types do. */
-static int t_load_privilege(void)
+/*
+ * Loading a filter as the kernel checks it: a fuse_ops member program (a
+ * struct_ops program, raw: r0 = 0) and a fuse_ops struct_ops map, made by
+ * hand against the kernel's BTF. LOADED: both load; else the bits of
+ * PROG_EPERM and MAP_EPERM, or OTHER_ERR (printed).
+ */
+#define LOADED		0
+#define PROG_EPERM	1
+#define MAP_EPERM	2
+#define OTHER_ERR	4
+
+struct fuse_ops_btf {
+	int ops_id;		/* struct fuse_ops */
+	int value_id;		/* struct bpf_struct_ops_fuse_ops, a map's value */
+	int value_size;
+};
+
+static int fuse_ops_btf(struct fuse_ops_btf *b)
 {
-	struct bpf_insn prog[] = {
+	struct btf *btf = btf__load_vmlinux_btf();
+
+	if (!btf)
+		return -errno;
+	b->ops_id = btf__find_by_name_kind(btf, "fuse_ops", BTF_KIND_STRUCT);
+	b->value_id = btf__find_by_name_kind(btf, "bpf_struct_ops_fuse_ops", BTF_KIND_STRUCT);
+	b->value_size = b->value_id > 0 ? btf__resolve_size(btf, b->value_id) : -1;
+	btf__free(btf);
+	return b->ops_id > 0 && b->value_id > 0 && b->value_size > 0 ? 0 : -ENOENT;
+}
+
+static int load_status(const char *what, int fd, int bit)
+{
+	if (fd >= 0) {
+		close(fd);
+		return LOADED;
+	}
+	if (errno == EPERM)
+		return bit;
+	printf("# %s: %s\n", what, strerror(errno));
+	return OTHER_ERR;
+}
+
+static int load_raw_filter(const struct fuse_ops_btf *b)
+{
+	const struct bpf_insn prog[] = {
 		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },	/* r0 = 0 */
 		{ .code = 0x95 },				/* exit */
 	};
-	int ret = TAP_FAIL, type = fuse_prog_type(), fd, status;
-	pid_t pid;
+	LIBBPF_OPTS(bpf_prog_load_opts, popts, .attach_btf_id = b->ops_id,
+		    .expected_attach_type = 0);			/* member 0, lookup */
+	LIBBPF_OPTS(bpf_map_create_opts, mopts, .btf_vmlinux_value_type_id = b->value_id);
+	int fd, st;
 
-	if (type < 0)
-		SKIP("kernel without fuse-bpf BPF");
-	fd = bpf_prog_load(type, "fuse_root", "GPL", prog, 2, NULL);
-	EXPECT(fd >= 0, "as root: %s", strerror(errno));
-	close(fd);
-	pid = fork();
-	EXPECT(pid >= 0);
-	if (pid == 0) {
-		/* nobody, with no capabilities left */
-		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
-		    setresuid(65534, 65534, 65534))
-			_exit(2);
-		fd = bpf_prog_load(type, "fuse_nobody", "GPL", prog, 2, NULL);
-		_exit(fd >= 0 ? 3 : errno == EPERM ? 0 : 4);
+	fd = bpf_prog_load(BPF_PROG_TYPE_STRUCT_OPS, "fuse_lookup", "GPL", prog, 2, &popts);
+	st = load_status("program", fd, PROG_EPERM);
+	fd = bpf_map_create(BPF_MAP_TYPE_STRUCT_OPS, "fuse_ops", sizeof(int), b->value_size, 1,
+			    &mopts);
+	return st | load_status("map", fd, MAP_EPERM);
+}
+
+/* Leave the effective and permitted capabilities without those in drop (a mask) */
+static int drop_caps(uint64_t drop)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	for (int i = 0; i < 2; i++) {
+		d[i].effective &= ~(uint32_t)(drop >> (32 * i));
+		d[i].permitted &= ~(uint32_t)(drop >> (32 * i));
 	}
-	EXPECT(waitpid(pid, &status, 0) == pid && WIFEXITED(status));
-	EXPECT(WEXITSTATUS(status) == 0, "as nobody: %s",
-	       WEXITSTATUS(status) == 3 ? "loaded" : WEXITSTATUS(status) == 4 ? "not EPERM" :
-	       "could not drop privileges");
+	return syscall(SYS_capset, &h, d) ? -errno : 0;
+}
+
+#define CAP(c) (1ULL << (c))
+
+/* In a child without the capabilities in drop: load_raw_filter()'s result, 99 if not run */
+static int load_without(const struct fuse_ops_btf *b, uint64_t drop)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(drop_caps(drop) ? 99 : load_raw_filter(b));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 99;
+	return WEXITSTATUS(status);
+}
+
+/* /proc/sys/kernel/unprivileged_bpf_disabled set to val; the old value, or -1 */
+static int set_unpriv_bpf(int val)
+{
+	const char *path = "/proc/sys/kernel/unprivileged_bpf_disabled";
+	char buf[16] = "";
+	int old;
+
+	if (read_file(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	old = atoi(buf);
+	snprintf(buf, sizeof(buf), "%d", val);
+	return old == val || !write_file(path, buf, strlen(buf)) ? old : -1;
+}
+
+/*
+ * Loading a filter needs CAP_BPF, and for its programs (struct_ops
+ * programs) CAP_PERFMON too; CAP_SYS_ADMIN stands for both. With
+ * unprivileged BPF allowed for the case (else the bpf() system call
+ * refuses without CAP_BPF before the map or program is looked at), each
+ * check is the struct_ops one: without CAP_BPF neither the program nor the
+ * map loads, with CAP_BPF alone the program does not, with CAP_BPF and
+ * CAP_PERFMON both do.
+ */
+static int t_load_privilege(void)
+{
+	const uint64_t admin = CAP(CAP_SYS_ADMIN), bpf = CAP(CAP_BPF), perfmon = CAP(CAP_PERFMON);
+	int ret = TAP_FAIL, old = -1, r;
+	struct fuse_ops_btf b;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(fuse_ops_btf(&b) == 0, "no bpf_struct_ops_fuse_ops in the kernel's BTF");
+	r = load_raw_filter(&b);
+	EXPECT(r == LOADED, "as root: %d", r);
+	old = set_unpriv_bpf(0);
+	if (old < 0)
+		printf("# unprivileged BPF stays off: the bpf() call itself refuses\n");
+	r = load_without(&b, admin | bpf | perfmon);
+	EXPECT(r == (PROG_EPERM | MAP_EPERM), "without CAP_BPF: %d", r);
+	r = load_without(&b, admin | perfmon);
+	EXPECT(r == PROG_EPERM, "with CAP_BPF alone: %d", r);
+	r = load_without(&b, admin);
+	EXPECT(r == LOADED, "with CAP_BPF and CAP_PERFMON: %d", r);
+	r = load_without(&b, bpf | perfmon);
+	EXPECT(r == LOADED, "with CAP_SYS_ADMIN alone: %d", r);
 	ret = TAP_OK;
 out:
+	if (old > 0)
+		set_unpriv_bpf(old);
 	return ret;
 }
 
@@ -904,7 +1005,7 @@ out:
 /* --- a server: LOOKUP replies that attach programs, and server filters ------ */
 
 struct server_state {
-	int prog_fd[4];		/* by variant */
+	int filter_fd[4];	/* by variant */
 	int variant;		/* what LOOKUP of "a" attaches: 0 none, 1 prog 0, 2 remove */
 	int lookups_a, open_pre, getattr_post, bad_reply_errno;
 	int readdir_post, readdir_removed;
@@ -929,7 +1030,7 @@ static int reply_lookup(int fd, struct tfuse_req *req, const char *name)
 	r.b[0] = (struct fuse_bpf_entry_out){ .entry_type = FUSE_ENTRY_BACKING, .fd = bfd };
 	if (!strcmp(name, "a") && state->variant == 1)
 		r.b[n++] = (struct fuse_bpf_entry_out){ .entry_type = FUSE_ENTRY_BPF,
-							 .fd = state->prog_fd[0] };
+							 .fd = state->filter_fd[0] };
 	if (!strcmp(name, "a") && state->variant == 2)
 		r.b[n++] = (struct fuse_bpf_entry_out){ .entry_type = FUSE_ENTRY_REMOVE_BPF };
 	if (!strcmp(name, "wrong"))
@@ -1193,7 +1294,7 @@ static int t_attach_via_lookup(void)
 	EXPECT(new_state() == 0);
 	EXPECT(run("mkdir -p %s/a/deep && echo s > %s/a/secret && echo s > %s/a/deep/secret",
 		   back, back, back) == 0);
-	state->prog_fd[0] = bpf_map__fd(skel->maps.hide_secret);
+	state->filter_fd[0] = bpf_map__fd(skel->maps.hide_secret);
 	state->variant = 1;
 	EXPECT(mount_served(-1, &server) == 0);
 	EXPECT(stat(in(mnt, "a/secret"), &st) == -1 && errno == ENOENT, "attached: %s",
@@ -1294,7 +1395,7 @@ static int t_no_leaked_programs(void)
 		EXPECT(umount2(mnt, 0) == 0, "umount: %s", strerror(errno));
 	}
 	EXPECT(new_state() == 0);
-	state->prog_fd[0] = bpf_map__fd(skel->maps.count_only);
+	state->filter_fd[0] = bpf_map__fd(skel->maps.count_only);
 	EXPECT(mount_served(-1, &server) == 0);
 	for (int i = 0; i < 100; i++) {
 		state->variant = 1 + i % 2;

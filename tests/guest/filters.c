@@ -29,13 +29,14 @@
 #include "fusebpf_maps.h"
 #include "tap.h"
 #include "tfuse.h"
-#include "tinsn.h"
+#include "tfilter.h"
 
 #include "attrs.skel.h"
 #include "denywrite.skel.h"
 #include "filters_match.skel.h"
 #include "fusebpf.skel.h"
 #include "hide.skel.h"
+#include "mfilter.skel.h"
 #include "stats.skel.h"
 
 /* --- helpers ------------------------------------------------------------------ */
@@ -145,7 +146,7 @@ static int need_fuse_filters(void)
 		EXPECT(__r == 0);                        \
 	} while (0)
 
-/* A backing tree and a no-daemon fuse-bpf mount of it, filtered by one program. */
+/* A backing tree and a no-daemon fuse-bpf mount of it, filtered by one fuse_ops map. */
 struct fbm {
 	char back[64];
 	char mnt[64];
@@ -165,14 +166,14 @@ static int fbm_init(struct fbm *m)
 	return m->made_back && m->made_mnt ? 0 : -errno;
 }
 
-static int fbm_mount(struct fbm *m, int prog_fd)
+static int fbm_mount(struct fbm *m, int filter_fd)
 {
 	char extra[128];
 
 	m->back_fd = open(m->back, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (m->back_fd < 0)
 		return -errno;
-	snprintf(extra, sizeof(extra), "root_dir=%d,root_bpf=%d,no_daemon", m->back_fd, prog_fd);
+	snprintf(extra, sizeof(extra), "root_dir=%d,root_bpf=%d,no_daemon", m->back_fd, filter_fd);
 	m->fuse_fd = tfuse_mount(m->mnt, extra);
 	return m->fuse_fd < 0 ? m->fuse_fd : 0;
 }
@@ -994,26 +995,26 @@ out:
 
 /* --- mappings, renames and links between filters, ACCESS, long names ------------ */
 
-/* The fuse-bpf ABI (include/uapi/linux/fuse.h of our kernel) */
-#define MM_PREFILTER 0x10000
-#define MM_ENTRYFILTER 0x40000
-#define MM_DROP_ENTRY 8
-#define MM_FUSE_READ 15
-#define MM_FUSE_WRITE 16
-#define MM_FUSE_READDIR 28
-#define MM_FUSE_ACCESS 34
-#define MM_MAY_NOT_BLOCK 0x80
-
-
-static int load_raw(const char *name, const struct bpf_insn *insns, size_t n)
+/*
+ * Load and attach one filter of tests/bpf/mfilter.bpf.c (a fuse_ops map);
+ * its fd, or -errno with why printed. read_below_shift: read_below's limit.
+ */
+static int load_mfilter(const char *name, unsigned int read_below_shift)
 {
-	static char log[8192];
-	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = sizeof(log), .log_level = 1);
-	/* Raw programs of the removed program type: not converted to struct_ops yet, they fail */
-	int fd = bpf_prog_load(BPF_PROG_TYPE_UNSPEC, name, "GPL", insns, n, &o);
+	struct mfilter_bpf *skel;
+	int fd;
 
+	skel = mfilter_bpf__open();
+	if (!skel) {
+		fd = -errno;
+		printf("# open mfilter: %s\n", strerror(-fd));
+		return fd;
+	}
+	skel->rodata->read_below_shift = read_below_shift;
+	fd = tfilter_load_one(skel->obj, name);
 	if (fd < 0)
-		printf("# load %s: %s\n%s\n", name, strerror(errno), log);
+		printf("# load %s: %s\n", name, strerror(-fd));
+	mfilter_bpf__destroy(skel);
 	return fd;
 }
 
@@ -1023,32 +1024,7 @@ static int load_raw(const char *name, const struct bpf_insn *insns, size_t n)
  */
 static int load_range_filter(void)
 {
-	const struct bpf_insn p[] = {
-		BPF_MOV64_REG(6, 1),
-		BPF_LDX_MEM(BPF_W, 7, 6, 8),				/* ctx->opcode */
-		BPF_MOV64_IMM(8, 4096),
-		BPF_MOV64_IMM(9, -EPERM),
-		BPF_JMP_IMM(BPF_JEQ, 7, MM_FUSE_WRITE | MM_PREFILTER, 3),
-		BPF_MOV64_IMM(8, 8192),
-		BPF_MOV64_IMM(9, -EACCES),
-		BPF_JMP_IMM(BPF_JNE, 7, MM_FUSE_READ | MM_PREFILTER, 10),
-		BPF_MOV64_REG(1, 6),
-		BPF_MOV64_IMM(2, 0),
-		BPF_MOV64_REG(3, 10),
-		BPF_ALU64_IMM(BPF_ADD, 3, -40),
-		BPF_MOV64_IMM(4, 40),
-		BPF_CALL_HELPER(BPF_FUNC_fuse_get_arg),				/* in 0, 40 bytes */
-		BPF_LDX_MEM(BPF_DW, 1, 10, -32),			/* offset */
-		BPF_LDX_MEM(BPF_W, 2, 10, -24),			/* size */
-		BPF_ALU64_REG(BPF_ADD, 1, 2),
-		BPF_JMP_REG(BPF_JGT, 1, 8, 2),
-		BPF_MOV64_IMM(0, 0),
-		BPF_EXIT_INSN(),
-		BPF_MOV64_REG(0, 9),
-		BPF_EXIT_INSN(),
-	};
-
-	return load_raw("mm_range", p, sizeof(p) / sizeof(p[0]));
+	return load_mfilter("mm_range", 0);
 }
 
 /* Three pages of a, b and c */
@@ -1062,30 +1038,30 @@ static int put_abc(const struct fbm *m)
 	return write_file(bpath(m, "f"), buf, sizeof(buf));
 }
 
-/* A mapping case's view: fbm m filtered by prog, with one file open (fd). */
+/* A mapping case's view: fbm m filtered by a fuse_ops map (fd filter), one file open (fd). */
 struct mm_view {
 	struct fbm m;
-	int prog, fd;
+	int filter, fd;
 };
 
-#define MM_VIEW_INIT { .m = FBM_INIT, .prog = -1, .fd = -1 }
+#define MM_VIEW_INIT { .m = FBM_INIT, .filter = -1, .fd = -1 }
 
 /*
- * The backing tree made by put, the view filtered by prog (a program fd or
- * -errno; mm_view_fini() closes it) mounted, and name opened with flags in
- * v->fd: 0, or -1 with what failed printed.
+ * The backing tree made by put, the view filtered by filter (a fuse_ops map
+ * fd or -errno; mm_view_fini() closes it) mounted, and name opened with
+ * flags in v->fd: 0, or -1 with what failed printed.
  */
-static int mm_view_open(struct mm_view *v, int (*put)(const struct fbm *), int prog,
+static int mm_view_open(struct mm_view *v, int (*put)(const struct fbm *), int filter,
 			const char *name, int flags)
 {
-	v->prog = prog;
+	v->filter = filter;
 	if (fbm_init(&v->m) || put(&v->m)) {
 		printf("the backing tree: %s\n", strerror(errno));
 		return -1;
 	}
-	if (prog < 0)
-		return -1;	/* load_raw() said why */
-	if (fbm_mount(&v->m, prog)) {
+	if (filter < 0)
+		return -1;	/* load_mfilter() said why */
+	if (fbm_mount(&v->m, filter)) {
 		printf("mount: %s\n", strerror(errno));
 		return -1;
 	}
@@ -1102,8 +1078,7 @@ static void mm_view_fini(struct mm_view *v)
 	if (v->fd >= 0)
 		close(v->fd);
 	fbm_fini(&v->m);
-	if (v->prog >= 0)
-		close(v->prog);
+	tfilter_close(v->filter);
 }
 
 /* f: n pages of 'a' */
@@ -1272,39 +1247,20 @@ out:
 	return ret;
 }
 
-/* An ACCESS prefilter that adds MAY_NOT_BLOCK gets EIO, not ECHILD or a pass. */
+/*
+ * An ACCESS prefilter that adds MAY_NOT_BLOCK (tests/bpf/mfilter.bpf.c,
+ * mm_nonblock) gets EIO, not ECHILD or a pass.
+ */
 static int t_access_may_not_block(void)
 {
-	const struct bpf_insn p[] = {
-		BPF_MOV64_REG(6, 1),
-		BPF_LDX_MEM(BPF_W, 7, 6, 8),
-		BPF_JMP_IMM(BPF_JNE, 7, MM_FUSE_ACCESS | MM_PREFILTER, 15),
-		BPF_MOV64_REG(1, 6),
-		BPF_MOV64_IMM(2, 0),
-		BPF_MOV64_REG(3, 10),
-		BPF_ALU64_IMM(BPF_ADD, 3, -8),
-		BPF_MOV64_IMM(4, 8),
-		BPF_CALL_HELPER(BPF_FUNC_fuse_get_arg),				/* fuse_access_in */
-		BPF_LDX_MEM(BPF_W, 1, 10, -8),
-		BPF_ALU64_IMM(BPF_OR, 1, MM_MAY_NOT_BLOCK),
-		BPF_STX_MEM(BPF_W, 10, 1, -8),
-		BPF_MOV64_REG(1, 6),
-		BPF_MOV64_IMM(2, 0),
-		BPF_MOV64_REG(3, 10),
-		BPF_ALU64_IMM(BPF_ADD, 3, -8),
-		BPF_MOV64_IMM(4, 8),
-		BPF_CALL_HELPER(BPF_FUNC_fuse_set_arg),
-		BPF_MOV64_IMM(0, 0),
-		BPF_EXIT_INSN(),
-	};
-	int ret = TAP_FAIL, prog = -1, err;
+	int ret = TAP_FAIL, filter = -1, err;
 	struct fbm m = FBM_INIT;
 
 	NEED_FUSE_FILTERS();
 	EXPECT(fbm_init(&m) == 0 && put(m.back, "f", "x\n") == 0);
-	prog = load_raw("mm_nonblock", p, sizeof(p) / sizeof(p[0]));
-	EXPECT(prog >= 0);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
+	filter = load_mfilter("mm_nonblock", 0);
+	EXPECT(filter >= 0);
+	EXPECT(fbm_mount(&m, filter) == 0, "mount: %s", strerror(errno));
 	err = ERR_OF(access(path(&m, "f"), R_OK));
 	printf("# access(R_OK): %s\n", err ? strerror(err) : "0");
 	EXPECT(err == EIO, "access: %s", strerror(err));
@@ -1312,8 +1268,7 @@ static int t_access_may_not_block(void)
 	ret = TAP_OK;
 out:
 	fbm_fini(&m);
-	if (prog >= 0)
-		close(prog);
+	tfilter_close(filter);
 	return ret;
 }
 
@@ -1381,19 +1336,14 @@ static int long_name_server(int fd, struct tfuse_req *req, void *ctx)
 	}
 }
 
-/* The READDIR entry filter fails closed for a name longer than NAME_MAX. */
+/*
+ * The READDIR entry filter fails closed for a name longer than NAME_MAX
+ * (tests/bpf/mfilter.bpf.c, mm_dropall: it drops every entry).
+ */
 static int t_readdir_long_name(void)
 {
-	const struct bpf_insn p[] = {
-		BPF_LDX_MEM(BPF_W, 0, 1, 8),
-		BPF_JMP_IMM(BPF_JNE, 0, MM_FUSE_READDIR | MM_ENTRYFILTER, 2),
-		BPF_MOV64_IMM(0, MM_DROP_ENTRY),			/* every entry */
-		BPF_EXIT_INSN(),
-		BPF_MOV64_IMM(0, 0),
-		BPF_EXIT_INSN(),
-	};
 	char fback[] = "/tmp/fb-lback-XXXXXX";
-	int ret = TAP_FAIL, prog = -1, sfd = -1, n = 0, longest = 0;
+	int ret = TAP_FAIL, filter = -1, sfd = -1, n = 0, longest = 0;
 	struct fbm m = FBM_INIT;
 	bool made = false;
 	pid_t srv = -1;
@@ -1408,13 +1358,13 @@ static int t_readdir_long_name(void)
 	EXPECT(sfd >= 0, "mount the backing: %s", strerror(-sfd));
 	srv = tfuse_spawn(sfd, long_name_server, NULL);
 	EXPECT(srv > 0);
-	prog = load_raw("mm_dropall", p, sizeof(p) / sizeof(p[0]));
-	EXPECT(prog >= 0);
+	filter = load_mfilter("mm_dropall", 0);
+	EXPECT(filter >= 0);
 	/* The view's backing is the FUSE mount: fbm_mount() opens m.back */
 	rmdir(m.back);
 	m.made_back = false;
 	snprintf(m.back, sizeof(m.back), "%s", fback);
-	EXPECT(fbm_mount(&m, prog) == 0, "mount: %s", strerror(errno));
+	EXPECT(fbm_mount(&m, filter) == 0, "mount: %s", strerror(errno));
 	d = opendir(m.back);
 	EXPECT(d, "opendir backing: %s", strerror(errno));
 	while ((de = readdir(d)))
@@ -1445,8 +1395,7 @@ out:
 		close(sfd);
 	if (made)
 		rmdir(fback);
-	if (prog >= 0)
-		close(prog);
+	tfilter_close(filter);
 	return ret;
 }
 
@@ -1553,13 +1502,13 @@ static int t_rename_link_between_filters(void)
 		   RL) == 0, "the roots moved");
 	/*
 	 * In the kernel too: a directory moved in the backing tree from rw to
-	 * ro keeps rw's program while the view has it; it can't be renamed
-	 * within ro (its program is not ro's).
+	 * ro keeps rw's filter while the view has it; it can't be renamed
+	 * within ro (its filter is not ro's).
 	 */
 	EXPECT(run("mkdir %s/back/rw/m && stat %s/mnt/rw/m >/dev/null && mv %s/back/rw/m "
 		   "%s/back/hid/m && stat %s/mnt/hid/m >/dev/null", RL, RL, RL, RL, RL) == 0);
 	over = ERR_OF(rename(RL "/mnt/hid/m", RL "/mnt/hid/m2"));
-	EXPECT(over == EXDEV, "rename of a node with another program: %s", strerror(over));
+	EXPECT(over == EXDEV, "rename of a node with another filter: %s", strerror(over));
 	EXPECT(run("echo a > %s/back/hid/m3", RL) == 0);
 	over = ERR_OF(rename(RL "/mnt/hid/m3", RL "/mnt/hid/m4"));
 	EXPECT(!over, "rename of one with hid's: %s", strerror(over));
@@ -1773,7 +1722,7 @@ out:
 struct xrace {
 	struct fbm m;
 	char mnt2[32];
-	int prog, v2;
+	int filter, v2;
 	volatile int *stop;
 	pid_t child;
 	bool made2;
@@ -1789,19 +1738,18 @@ static void exchange_loop(const char *a, const char *b, volatile int *stop)
 /* @prep runs first with the backing's path as its %s (twice) */
 static int xrace_up(struct xrace *x, const char *prep)
 {
-	const struct bpf_insn allow[] = { BPF_MOV64_IMM(0, 0), BPF_EXIT_INSN() };
 	char opts[64];
 	int fd;
 
-	*x = (struct xrace){ .m = FBM_INIT, .mnt2 = "/tmp/fb-mnt2-XXXXXX", .prog = -1, .v2 = -1,
+	*x = (struct xrace){ .m = FBM_INIT, .mnt2 = "/tmp/fb-mnt2-XXXXXX", .filter = -1, .v2 = -1,
 			     .stop = MAP_FAILED, .child = -1 };
 	if (fbm_init(&x->m) || !mkdtemp(x->mnt2))
 		return -1;
 	x->made2 = true;
 	if (run(prep, x->m.back, x->m.back))
 		return -1;
-	x->prog = load_raw("allow_all", allow, 2);
-	if (x->prog < 0 || fbm_mount(&x->m, x->prog))
+	x->filter = load_mfilter("allow_all", 0);
+	if (x->filter < 0 || fbm_mount(&x->m, x->filter))
 		return -1;
 	fd = open(x->m.mnt, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -1843,8 +1791,7 @@ static void xrace_down(struct xrace *x)
 	if (x->made2)
 		rmdir(x->mnt2);
 	fbm_fini(&x->m);
-	if (x->prog >= 0)
-		close(x->prog);
+	tfilter_close(x->filter);
 }
 
 /*
@@ -1947,52 +1894,20 @@ out:
 
 /* --- mappings against read() and fallocate() ------------------------------------- */
 
-#define MM_FUSE_FALLOCATE 43
-
 /*
- * READs only below 4 GiB: offset + size of fuse_read_in > 2^32 is EACCES
- * (a filter reading the request as [offset, offset + size), as filters.c's
+ * READs only below 1 << shift: offset + size of fuse_read_in past it is
+ * EACCES (a filter reading the request as [offset, offset + size), as the
  * range filter does). Everything else allowed.
  */
 static int load_read_below(int shift)
 {
-	const struct bpf_insn p[] = {
-		BPF_MOV64_REG(6, 1),
-		BPF_LDX_MEM(BPF_W, 7, 6, 8),				/* ctx->opcode */
-		BPF_JMP_IMM(BPF_JNE, 7, MM_FUSE_READ | MM_PREFILTER, 12),
-		BPF_MOV64_REG(1, 6),
-		BPF_MOV64_IMM(2, 0),
-		BPF_MOV64_REG(3, 10),
-		BPF_ALU64_IMM(BPF_ADD, 3, -40),
-		BPF_MOV64_IMM(4, 40),
-		BPF_CALL_HELPER(BPF_FUNC_fuse_get_arg),				/* in 0, 40 bytes */
-		BPF_LDX_MEM(BPF_DW, 1, 10, -32),			/* offset */
-		BPF_LDX_MEM(BPF_W, 2, 10, -24),			/* size */
-		BPF_ALU64_REG(BPF_ADD, 1, 2),
-		BPF_MOV64_IMM(8, 1),
-		BPF_ALU64_IMM(BPF_LSH, 8, shift),
-		BPF_JMP_REG(BPF_JGT, 1, 8, 2),
-		BPF_MOV64_IMM(0, 0),
-		BPF_EXIT_INSN(),
-		BPF_MOV64_IMM(0, -EACCES),
-		BPF_EXIT_INSN(),
-	};
-
-	return load_raw("rv_read4g", p, sizeof(p) / sizeof(p[0]));
+	return load_mfilter("read_below", shift);
 }
 
 /* FALLOCATE refused (EPERM), everything else (WRITE too) allowed */
 static int load_no_fallocate(void)
 {
-	const struct bpf_insn p[] = {
-		BPF_LDX_MEM(BPF_W, 7, 1, 8),				/* ctx->opcode */
-		BPF_MOV64_IMM(0, 0),
-		BPF_JMP_IMM(BPF_JNE, 7, MM_FUSE_FALLOCATE | MM_PREFILTER, 1),
-		BPF_MOV64_IMM(0, -EPERM),
-		BPF_EXIT_INSN(),
-	};
-
-	return load_raw("rv_nofalloc", p, sizeof(p) / sizeof(p[0]));
+	return load_mfilter("no_fallocate", 0);
 }
 
 static int load_read_below_4g(void)

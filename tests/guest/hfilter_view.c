@@ -16,6 +16,7 @@
 
 #include "hfilter_view.h"
 #include "tap.h"
+#include "tfilter.h"
 
 struct hf_env E;
 
@@ -64,24 +65,27 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
 }
 
+/*
+ * Load hfilter and attach its fuse_ops map, keeping the link, so that
+ * hf_teardown() detaches it (an attached map is freed only once detached).
+ */
 int load_filter(void)
 {
-	struct bpf_program *p;
-	char buf[32];
-	int type;
+	int err;
 
-	if (read_file("/sys/fs/fuse/bpf_prog_type_fuse", buf, sizeof(buf)) <= 0)
+	if (!tfilter_have_fuse_ops())
 		return -ENOENT;
-	type = atoi(buf);
 	libbpf_set_print(libbpf_quiet);
-	if (libbpf_register_prog_handler("fuse", type, 0, NULL) < 0)
-		return -EINVAL;
-	E.skel = hfilter_bpf__open();
+	E.skel = hfilter_bpf__open_and_load();
 	if (!E.skel)
 		return -errno;
-	bpf_object__for_each_program(p, E.skel->obj)
-		bpf_program__set_type(p, type);
-	return hfilter_bpf__load(E.skel);
+	E.link = bpf_map__attach_struct_ops(E.skel->maps.hf);
+	if (!E.link) {
+		err = -errno;
+		printf("attaching the hf map: %s\n", strerror(-err));
+		return err == -ENOENT ? -EINVAL : err;
+	}
+	return 0;
 }
 
 int set_cfg(uint32_t op, uint32_t flags, int pre_ret, int post_ret)
@@ -229,7 +233,7 @@ int hf_mount(bool served)
 	if (dirfd < 0)
 		return -errno;
 	snprintf(opts, sizeof(opts), "root_dir=%d,root_bpf=%d,allow_other%s", dirfd,
-		 bpf_program__fd(E.skel->progs.hf), served ? "" : ",no_daemon");
+		 bpf_map__fd(E.skel->maps.hf), served ? "" : ",no_daemon");
 	fd = tfuse_mount(E.mnt, opts);
 	close(dirfd);
 	if (fd < 0)
@@ -269,6 +273,8 @@ int hf_teardown(void)
 	}
 	if (E.dir[0] && strcmp(E.dir, "/tmp/hf-XXXXXX"))
 		rmdir(E.dir);
+	bpf_link__destroy(E.link);
+	E.link = NULL;
 	hfilter_bpf__destroy(E.skel);
 	E.skel = NULL;
 	return rc;

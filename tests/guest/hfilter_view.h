@@ -2,10 +2,10 @@
 /*
  * A filtered view for one case: a tmpfs of its own under /tmp, a backing
  * filesystem in it (tmpfs or ext4, with the mount options the case asks
- * for) and the view mounted on it with root_bpf= tests/bpf/hfilter.bpf.c,
- * steered per opcode through the filter's cfg map (which verdict a
- * prefilter or postfilter returns, whether it rewrites its arguments, for
- * which uid). A served view has a server that answers the prefilters the
+ * for) and the view mounted on it with root_bpf= the fuse_ops map of
+ * tests/bpf/hfilter.bpf.c, steered per opcode through its cfg map (which
+ * verdict a prefilter or postfilter returns, whether it rewrites its
+ * arguments, for which uid). A served view has a server that answers the prefilters the
  * filter hands it (srv in shared memory says how, and counts them).
  * Everything is taken down by hf_teardown(); each case runs in a process of
  * its own, so one global E holds the case's world.
@@ -88,6 +88,7 @@ struct hf_env {
 	bool view, frozen;
 	pid_t server;
 	struct hfilter_bpf *skel;
+	struct bpf_link *link;	/* the attached hf map, detached at teardown */
 	struct hf_srv *srv;
 };
 extern struct hf_env E;
@@ -114,7 +115,10 @@ int same_snapshot(const char *a, const char *b);
 
 /* --- the filter ------------------------------------------------------------- */
 
-/* Open and load hfilter into E.skel; -ENOENT on a kernel without fuse-bpf filters. */
+/*
+ * Open and load hfilter into E.skel and attach its fuse_ops map (E.link);
+ * -ENOENT on a kernel without struct fuse_ops.
+ */
 int load_filter(void);
 
 /* Steer op's filters: flags (HF_*), what the prefilter and the postfilter return. */
@@ -154,7 +158,7 @@ int hf_teardown(void);
 	do {                                                                       \
 		int __e = hf_setup(kind, opts);                                    \
 		if (__e == -ENOENT)                                                \
-			SKIP("no /sys/fs/fuse/bpf_prog_type_fuse: no fuse-bpf filters"); \
+			SKIP("kernel without struct fuse_ops: no fuse-bpf filters");     \
 		EXPECT(__e == 0, "setting up: %s", strerror(-__e));                \
 	} while (0)
 

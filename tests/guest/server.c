@@ -113,8 +113,7 @@ static int t_create_enosys(void)
 out:
 	if (fd >= 0)
 		close(fd);
-	if (prog >= 0)
-		close(prog);
+	ts_filter_close(prog);
 	if (ts_teardown(&e))
 		ret = TAP_FAIL;
 	return ret;
@@ -407,19 +406,10 @@ out:
 	return ret;
 }
 
-/* A program whose op prefilter returns verdict; 0 (the backing) for everything else. */
+/* A filter whose op prefilter returns verdict; 0 (the backing) for everything else. */
 static int load_verdict_prog(uint32_t op, int verdict)
 {
-	const struct bpf_insn prog[] = {
-		BPF_LDX_MEM(BPF_W, 2, 1, 8),	/* r2 = ctx->opcode */
-		BPF_JMP_IMM(BPF_JNE, 2, op | FUSE_PREFILTER, 2),
-		BPF_MOV64_IMM(0, verdict),
-		BPF_EXIT_INSN(),
-		BPF_MOV64_IMM(0, 0),
-		BPF_EXIT_INSN(),
-	};
-
-	return load_insns("ts_verdict", prog, sizeof(prog) / sizeof(prog[0]));
+	return ts_filter("ts_verdict", op, verdict);
 }
 
 /*
@@ -466,8 +456,7 @@ out:
 		munmap(p, sizeof(data));
 	if (fd >= 0)
 		close(fd);
-	if (prog >= 0)
-		close(prog);
+	ts_filter_close(prog);
 	if (ts_teardown(&e))
 		ret = TAP_FAIL;
 	return ret;

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "table_srv.h"
+#include "tfilter.h"
+#include "tsfilter.skel.h"
 #include "tap.h"
 
 /* --- the server: answers from the table ----------------------------------------------- */
@@ -555,38 +557,41 @@ void drop_caches(void)
 	write_file("/proc/sys/vm/drop_caches", "2", 1);
 }
 
-int fuse_prog_type(void)
+/*
+ * Load and attach the fuse_ops map name of tests/bpf/tsfilter.bpf.c with
+ * ts_op and ts_value set: its fd or -errno (-ENOENT on a kernel without
+ * struct fuse_ops; libbpf prints the verifier's log).
+ */
+int ts_filter(const char *name, uint32_t op, int value)
 {
-	char buf[32];
+	struct tsfilter_bpf *skel = tsfilter_bpf__open();
+	int fd;
 
-	if (read_file("/sys/fs/fuse/bpf_prog_type_fuse", buf, sizeof(buf)) <= 0)
-		return -1;
-	return atoi(buf);
+	if (!skel)
+		return -errno;
+	skel->rodata->ts_op = op;
+	skel->rodata->ts_value = value;
+	fd = tfilter_load_one(skel->obj, name);
+	if (fd < 0 && fd != -ENOENT)
+		printf("loading %s: %s\n", name, strerror(-fd));
+	tsfilter_bpf__destroy(skel);
+	return fd;
 }
 
 /*
- * A fuse-bpf program: enosys_create fails CREATE's prefilter with ENOSYS,
+ * A fuse-bpf filter: enosys_create fails CREATE's prefilter with ENOSYS,
  * everything else goes on to the backing (0). Returns its fd or -errno.
  */
 int load_prog(bool enosys_create)
 {
-	struct bpf_insn prog[] = {
-		/* r2 = ctx->opcode (struct fuse_bpf_ctx: u64 nodeid, then u32 opcode) */
-		{ .code = BPF_LDX | BPF_MEM | BPF_W, .dst_reg = 2, .src_reg = 1, .off = 8 },
-		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = 2, .off = 2,
-		  .imm = enosys_create ? FUSE_CREATE | FUSE_PREFILTER : -1 },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = -ENOSYS },
-		{ .code = BPF_JMP | BPF_EXIT },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	int type = fuse_prog_type(), fd;
+	if (enosys_create)
+		return ts_filter("ts_verdict", FUSE_CREATE, -ENOSYS);
+	return ts_filter("ts_pass", 0, 0);
+}
 
-	if (type < 0)
-		return -ENOENT;
-	fd = bpf_prog_load(type, enosys_create ? "ts_enosys" : "ts_pass", "GPL", prog,
-			   sizeof(prog) / sizeof(prog[0]), NULL);
-	return fd < 0 ? -errno : fd;
+void ts_filter_close(int fd)
+{
+	tfilter_close(fd);
 }
 
 /* Wait until every nodeid but the root's got back the lookups it was given; 0 or -1. */
@@ -629,23 +634,4 @@ int make_ext4(const char *img, const char *mnt)
 		   "-E hash_seed=5b1f2a3c-0d4e-4f60-8a7b-9c0d1e2f3a4b %s && mkdir -p %s && "
 		   "mount -o loop %s %s && cd %s && mkdir tree tree/d && echo a > tree/a && "
 		   "echo b > tree/d/b && ln -s a tree/l", img, img, mnt, img, mnt, mnt);
-}
-
-/* Load a fuse-bpf program of n instructions; its fd or -errno (the verifier's log printed). */
-int load_insns(const char *name, const struct bpf_insn *insns, size_t n)
-{
-	static char log[16384];
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .log_buf = log, .log_size = sizeof(log),
-		    .log_level = 1);
-	int type = fuse_prog_type(), fd;
-
-	if (type < 0)
-		return -ENOENT;
-	log[0] = 0;
-	fd = bpf_prog_load(type, name, "GPL", insns, n, &opts);
-	if (fd < 0) {
-		fd = -errno;
-		printf("loading %s: %s\n%s\n", name, strerror(-fd), log);
-	}
-	return fd;
 }

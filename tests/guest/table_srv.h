@@ -23,7 +23,6 @@
 
 #include "fusebpf_uapi.h"
 #include "tfuse.h"
-#include "tinsn.h"
 
 #ifndef FUSE_PREFILTER
 #define FUSE_PREFILTER 0x10000
@@ -168,17 +167,23 @@ int make_ext4(const char *img, const char *mnt);
 
 /* --- fuse-bpf programs ------------------------------------------------------------------ */
 
-/* The fuse-bpf program type of this kernel (/sys/fs/fuse/bpf_prog_type_fuse), or -1. */
-int fuse_prog_type(void);
+/*
+ * The fuse_ops map name of tests/bpf/tsfilter.bpf.c (ts_pass, ts_verdict,
+ * ts_whence: what each does is said there), loaded with ts_op and ts_value
+ * set and attached: its fd or -errno (-ENOENT on a kernel without struct
+ * fuse_ops). Close it with ts_filter_close().
+ */
+int ts_filter(const char *name, uint32_t op, int value);
 
 /*
- * A fuse-bpf program: enosys_create fails CREATE's prefilter with ENOSYS,
- * everything else goes on to the backing (0). Returns its fd or -errno.
+ * A fuse-bpf filter (ts_filter()): enosys_create fails CREATE's prefilter
+ * with ENOSYS, everything else goes on to the backing (0). Returns its fd
+ * or -errno.
  */
 int load_prog(bool enosys_create);
 
-/* Load a fuse-bpf program of n instructions; its fd or -errno (the verifier's log printed). */
-int load_insns(const char *name, const struct bpf_insn *insns, size_t n);
+/* Detach and close a filter of ts_filter(); nothing for fd < 0. */
+void ts_filter_close(int fd);
 
 /* --- the cases ------------------------------------------------------------------------------- */
 

@@ -9,8 +9,8 @@
  * that says it is one, and the attributes a view without a filter shows.
  *
  * Most cases mount a view of their own with tests/bpf/hfilter.bpf.c
- * (tests/guest/hfilter_view.c); the LSEEK whence case loads raw
- * instructions on a view of the table server's environment
+ * (tests/guest/hfilter_view.c); the LSEEK whence case loads a filter of
+ * tests/bpf/tsfilter.bpf.c on a view of the table server's environment
  * (tests/guest/table_srv.c). A case marked "crashes" crashes a kernel
  * that lacks the check: run it alone there (argv[1] selects cases).
  */
@@ -39,40 +39,13 @@
 /* --- rewritten in args ------------------------------------------------------------ */
 
 /*
- * A program whose LSEEK prefilter sets in arg 0's whence (struct
- * fuse_lseek_in: fh, offset, whence, padding) to whence with
- * bpf_fuse_set_arg(); set_arg's error, if any, is the verdict.
+ * A filter whose LSEEK prefilter sets in arg 0's whence (struct
+ * fuse_lseek_in) to whence with bpf_fuse_set_arg(); set_arg's error, if
+ * any, is the verdict (tests/bpf/tsfilter.bpf.c, ts_whence).
  */
 static int load_lseek_whence_prog(int whence)
 {
-	const struct bpf_insn prog[] = {
-		BPF_MOV64_REG(6, 1),
-		BPF_LDX_MEM(BPF_W, 2, 1, 8),	/* r2 = ctx->opcode */
-		BPF_JMP_IMM(BPF_JNE, 2, FUSE_LSEEK | FUSE_PREFILTER, 17),
-		/* struct fuse_lseek_in at fp - 24 */
-		BPF_ST_MEM(BPF_DW, 10, -24, 0),
-		BPF_ST_MEM(BPF_DW, 10, -16, 0),
-		BPF_ST_MEM(BPF_DW, 10, -8, 0),
-		BPF_MOV64_REG(1, 6),
-		BPF_MOV64_IMM(2, 0),
-		BPF_MOV64_REG(3, 10),
-		BPF_ALU64_IMM(BPF_ADD, 3, -24),
-		BPF_MOV64_IMM(4, 24),
-		BPF_CALL_HELPER(BPF_FUNC_fuse_get_arg),
-		BPF_ST_MEM(BPF_W, 10, -8, whence),	/* offsetof(whence) == 16 */
-		BPF_MOV64_REG(1, 6),
-		BPF_MOV64_IMM(2, 0),
-		BPF_MOV64_REG(3, 10),
-		BPF_ALU64_IMM(BPF_ADD, 3, -24),
-		BPF_MOV64_IMM(4, 24),
-		BPF_CALL_HELPER(BPF_FUNC_fuse_set_arg),
-		BPF_EXIT_INSN(),
-		/* not LSEEK's prefilter */
-		BPF_MOV64_IMM(0, 0),
-		BPF_EXIT_INSN(),
-	};
-
-	return load_insns("ts_whence", prog, sizeof(prog) / sizeof(prog[0]));
+	return ts_filter("ts_whence", 0, whence);
 }
 
 /*
@@ -119,8 +92,7 @@ out:
 		ret = TAP_FAIL;
 	if (dfd >= 0)
 		close(dfd);
-	if (prog >= 0)
-		close(prog);
+	ts_filter_close(prog);
 	if (ts_teardown(&e))
 		ret = TAP_FAIL;
 	return ret;
