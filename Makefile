@@ -126,7 +126,15 @@ $(KFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FILTER_CFLAGS) \
 		-c $< -o $@
-$(BUILD)/tests/guest/bpf: $(KFILTER_OBJS) $(BUILD)/tests/kfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+# kfilter_forge.bpf.c four times: a context forged on the stack or in a map
+# value (m), handed to bpf_fuse_get_arg() or bpf_fuse_set_arg() (s).
+FORGE_OBJS := $(foreach v,sg ss mg ms,$(BUILD)/tests/kfilter_forge_$(v).bpf.o)
+$(FORGE_OBJS): $(BUILD)/tests/kfilter_forge_%.bpf.o: tests/bpf/kfilter_forge.bpf.c skel/vmlinux.h $(BPF_HEADERS)
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FILTER_CFLAGS) -DFORGE_MAP=$(if $(filter m%,$*),1,0) \
+		-DFORGE_SET=$(if $(filter %s,$*),1,0) -c $< -o $@
+$(BUILD)/tests/guest/bpf: $(KFILTER_OBJS) $(FORGE_OBJS) $(BUILD)/tests/kfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
 $(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
 
 # The suites whose cases run the table server (tests/guest/table_srv.c) and
