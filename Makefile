@@ -124,7 +124,8 @@ include skel/Makefile.inc
 # tests/guest/bpf: the kernel's BPF ABI, with filters in tests/bpf/kfilter*.bpf.c
 # built like the library's (fusebpf.h, vmlinux.h of our kernel).
 KFILTER_OBJS := $(BUILD)/tests/kfilter.bpf.o $(BUILD)/tests/kfilter_oob.bpf.o $(BUILD)/tests/kfilter_min.bpf.o \
-		$(BUILD)/tests/kfilter_dummy.bpf.o $(BUILD)/tests/kfilter_kfunc_cc.bpf.o
+		$(BUILD)/tests/kfilter_dummy.bpf.o $(BUILD)/tests/kfilter_kfunc_cc.bpf.o \
+		$(BUILD)/tests/kfilter_ctxw.bpf.o
 $(KFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_HEADERS)
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)

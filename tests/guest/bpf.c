@@ -867,6 +867,29 @@ static struct bpf_object *load_named(const char *name, char *log, size_t logsz, 
 	return obj;
 }
 
+/*
+ * A member that writes its context (tests/bpf/kfilter_ctxw.bpf.c): the
+ * context is read-only, which the verifier enforces at load.
+ */
+static int t_ctx_write_rejected(void)
+{
+	static char log[65536];
+	struct bpf_object *obj = NULL;
+	int ret = TAP_FAIL, err = 0;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	libbpf_set_print(libbpf_quiet);
+	obj = load_named("kfilter_ctxw", log, sizeof(log), &err);
+	EXPECT(obj, "open kfilter_ctxw.bpf.o: %s", strerror(-err));
+	EXPECT(err < 0, "a member writing its context was loaded");
+	EXPECT(strstr(log, "only read is supported"), "verifier log: %s", log);
+	ret = TAP_OK;
+out:
+	bpf_object__close(obj);
+	return ret;
+}
+
 /* A struct_ops map of another type (bpf_dummy_ops) as root_bpf= */
 static int t_dummy_ops_map_refused(void)
 {
@@ -1556,6 +1579,7 @@ static const struct tap_case cases[] = {
 	{ "invalid_return_value_fails_with_eio", t_invalid_return },
 	{ "arg_writes_outside_bounds_refused", t_arg_write_bounds },
 	{ "out_of_bounds_ctx_access_rejected_at_load", t_out_of_bounds_rejected },
+	{ "ctx_write_rejected_at_load", t_ctx_write_rejected },
 	{ "wrong_program_type_as_root_bpf", t_wrong_type_root_bpf },
 	{ "root_bpf_needs_an_attached_fuse_ops_map", t_root_bpf_needs_attached_fuse_ops },
 	{ "op_without_member_runs_no_program", t_op_without_member },

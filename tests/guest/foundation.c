@@ -8,6 +8,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,38 +21,68 @@
 #include "tap.h"
 #include "tfuse.h"
 
+/* The UTS_VERSION of the build in FUSEBPF_CACHE (build-normal/ or build-debug/) in want */
+static int built_version(bool debug, char *want, size_t cap)
+{
+	const char *cache = getenv("FUSEBPF_CACHE");
+	char path[4096], compile_h[1024];
+	char *p, *q;
+
+	if (!cache)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/%s/include/generated/utsversion.h", cache,
+		 debug ? "build-debug" : "build-normal");
+	if (read_file(path, compile_h, sizeof(compile_h)) <= 0)
+		return -EIO;
+	p = strstr(compile_h, "UTS_VERSION \"");
+	if (!p)
+		return -EINVAL;
+	p += strlen("UTS_VERSION \"");
+	q = strchr(p, '"');
+	if (!q || q - p >= (long)cap)
+		return -EINVAL;
+	memcpy(want, p, q - p);
+	want[q - p] = 0;
+	return 0;
+}
+
+/* A bzImage's version string is "<release> (<builder>) <version>" */
+static bool image_is(const char *image, const struct utsname *u)
+{
+	size_t rlen = strlen(u->release), vlen = strlen(u->version), ilen = strlen(image);
+
+	return !strncmp(image, u->release, rlen) && image[rlen] == ' ' && ilen > rlen + vlen &&
+	       !strcmp(image + ilen - vlen, u->version);
+}
+
 /*
- * The running kernel's version string is the one of the build in FUSEBPF_CACHE:
- * build-normal/, or build-debug/ when kernel/vm.sh booted the debug flavour
- * (FUSEBPF_KERNEL=debug).
+ * The running kernel is the one kernel/vm.sh booted: the build in
+ * FUSEBPF_CACHE (build-normal/, or build-debug/ for FUSEBPF_KERNEL=debug),
+ * or the image VM_KERNEL named, whose version string vm.sh passes as
+ * FUSEBPF_VM_KERNEL_VERSION.
  */
 static int t_kernel_is_ours(void)
 {
-	const char *cache = getenv("FUSEBPF_CACHE");
-	const char *flavor = getenv("FUSEBPF_KERNEL");
-	int debug = flavor && !strcmp(flavor, "debug");
-	char path[4096], compile_h[1024], want[512];
+	const char *flavor = getenv("FUSEBPF_KERNEL"), *image = getenv("FUSEBPF_VM_KERNEL_VERSION");
+	int debug = flavor && !strcmp(flavor, "debug"), ret = TAP_FAIL, err;
 	struct utsname u;
-	int ret = TAP_FAIL;
-	char *p, *q;
+	char want[512] = "";
 
-	EXPECT(cache, "FUSEBPF_CACHE is not set");
-	snprintf(path, sizeof(path), "%s/%s/include/generated/utsversion.h", cache,
-		 debug ? "build-debug" : "build-normal");
-	EXPECT(read_file(path, compile_h, sizeof(compile_h)) > 0, "cannot read %s", path);
-	p = strstr(compile_h, "UTS_VERSION \"");
-	EXPECT(p, "no UTS_VERSION in %s", path);
-	p += strlen("UTS_VERSION \"");
-	q = strchr(p, '"');
-	EXPECT(q && q - p < (long)sizeof(want));
-	memcpy(want, p, q - p);
-	want[q - p] = 0;
+	if (!image) {
+		err = built_version(debug, want, sizeof(want));
+		EXPECT(!err, "the version of the cache's build: %s", strerror(-err));
+	}
 	EXPECT(uname(&u) == 0);
-	printf("running %s %s; built %s\n", u.release, u.version, want);
+	printf("running %s %s; %s %s\n", u.release, u.version, image ? "booted" : "built",
+	       image ? image : want);
 	EXPECT(strncmp(u.release, "6.1.", 4) == 0, "release %s", u.release);
 	EXPECT(!debug == !strstr(u.release, "-debug"), "release %s, FUSEBPF_KERNEL %s", u.release,
 	       flavor ? flavor : "unset");
-	EXPECT(strcmp(u.version, want) == 0, "running '%s', built '%s'", u.version, want);
+	if (image)
+		EXPECT(image_is(image, &u), "running '%s %s', booted '%s'", u.release, u.version,
+		       image);
+	else
+		EXPECT(strcmp(u.version, want) == 0, "running '%s', built '%s'", u.version, want);
 	ret = TAP_OK;
 out:
 	return ret;
