@@ -16,7 +16,8 @@
 #   FUSEBPF_KERNEL  normal (default): bzImage-normal, from `make kernel`;
 #                   debug: bzImage-debug (KASAN, lockdep, ...), from
 #                   `make kernel-debug`, with 4G of memory by default
-#   VM_KERNEL       boot this bzImage instead
+#   VM_KERNEL       boot this bzImage instead (the guest is told its version
+#                   string, FUSEBPF_VM_KERNEL_VERSION)
 #   FUSEBPF_ACCEL   kvm | tcg (default: kvm when a KVM guest actually runs)
 #   VM_TIMEOUT      seconds before a command run is declared hung (default 900)
 #   VM_MEM, VM_SMP  guest memory (default 2G, debug 4G) and CPUs (default 2:
@@ -149,6 +150,14 @@ env | grep -E '^(V|TAP_[A-Z_]*|FUSEBPF_[A-Z_]*|TEST_[A-Z_]*|BENCH_[A-Z_]*)=' | g
 # The cache this kernel came from and its flavour, also when the defaults were
 # used, and the CPUs the guest is given (foundation's cpus_online checks it sees them)
 printf 'FUSEBPF_CACHE=%q\nFUSEBPF_KERNEL=%s\nFUSEBPF_VM_CPUS=%s\n' "$(cd "$cache" && pwd)" "$flavor" "$smp" >>"$outdir/env"
+# A VM_KERNEL image is no build of the cache's: the guest is told its version
+# string (the setup header's kernel_version, at 0x200 + the word at 0x20e),
+# which foundation's kernel_is_the_one_built compares with the running one.
+if [ -n "${VM_KERNEL:-}" ]; then
+	off=$(od -An -tu2 -j 526 -N 2 "$kernel" | tr -d ' ')
+	version=$(dd if="$kernel" bs=1 skip=$((off + 512)) count=256 status=none | tr '\0' '\n' | head -n1)
+	printf 'FUSEBPF_VM_KERNEL_VERSION=%q\n' "$version" >>"$outdir/env"
+fi
 
 append="console=ttyS0 root=fsroot rootfstype=9p"
 append="$append rootflags=trans=virtio,version=9p2000.L,cache=loose,msize=262144 ro"
