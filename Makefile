@@ -75,7 +75,7 @@ series-check: deps
 
 # --- tests ------------------------------------------------------------------------
 TEST_LIB      := tests/lib/tap.c tests/lib/tfuse.c tests/lib/tproc.c tests/lib/tctl.c
-TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h tests/lib/tproc.h tests/lib/tctl.h tests/lib/tinsn.h \
+TEST_LIB_H    := tests/lib/tap.h tests/lib/tfuse.h tests/lib/tproc.h tests/lib/tctl.h \
 		 cli/fuse_attr.h
 GUEST_TESTS   := foundation passthrough bpf filters cli backing server splice verdicts rcu_walk \
 		 mount_flags ids_exec stress fuzz_found events audit mounts backing_change

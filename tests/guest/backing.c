@@ -4,7 +4,7 @@
  * backing (in a LOOKUP reply) or as a mount's root_dir, and who may. The
  * stacking depth (no loop, no backing on a superblock as deep as the
  * connection), the kinds of fd that may back a node and the modes they
- * must come with, the CAP_SYS_ADMIN rule for backings and programs (in a
+ * must come with, the CAP_SYS_ADMIN rule for backings and filters (in a
  * user namespace, with the mount split over tasks, with a root_dir opened
  * by someone else), idmapped backings, unique inode numbers across two
  * backing filesystems, and a backing mount that a backed inode keeps busy.
@@ -536,7 +536,7 @@ out:
 	return ret;
 }
 
-/* The mount options that set backings and programs need CAP_SYS_ADMIN in the initial namespace. */
+/* The mount options that set backings and filters need CAP_SYS_ADMIN in the initial namespace. */
 static int t_priv_userns_mount(void)
 {
 	int ret = TAP_FAIL, prog = -1;
@@ -544,7 +544,7 @@ static int t_priv_userns_mount(void)
 	if (access("/proc/self/ns/user", F_OK))
 		SKIP("no /proc/self/ns/user: kernel without CONFIG_USER_NS");
 	prog = load_prog(false);
-	EXPECT(prog >= 0, "loading a fuse-bpf program: %s", strerror(-prog));
+	EXPECT(prog >= 0, "loading a fuse-bpf filter: %s", strerror(-prog));
 	ret = in_child_userns(userns_mounts, &prog);
 out:
 	ts_filter_close(prog);
@@ -553,7 +553,7 @@ out:
 
 /*
  * A server in the user namespace answers LOOKUPs: a plain reply works, a
- * reply with a backing fd or a program fails EPERM (the lookup EIO).
+ * reply with a backing fd or a filter fails EPERM (the lookup EIO).
  */
 static int userns_replies(void *arg)
 {
@@ -574,7 +574,7 @@ static int userns_replies(void *arg)
 	EXPECT(ts_refused(ent, at(e.mnt, "backed"), EPERM) == TAP_OK, "a backing fd from the user namespace");
 	ent = ts_add(&e, FUSE_ROOT_ID, "filtered", at(e.back, "d"));
 	ent->bpf_fd = prog;
-	EXPECT(ts_refused(ent, at(e.mnt, "filtered"), EPERM) == TAP_OK, "a backing and a program");
+	EXPECT(ts_refused(ent, at(e.mnt, "filtered"), EPERM) == TAP_OK, "a backing and a filter");
 	ret = TAP_OK;
 out:
 	if (ts_teardown(&e))
@@ -582,7 +582,7 @@ out:
 	return ret;
 }
 
-/* Backing and program entries in a reply need CAP_SYS_ADMIN in the initial namespace. */
+/* Backing and filter entries in a reply need CAP_SYS_ADMIN in the initial namespace. */
 static int t_priv_userns_reply(void)
 {
 	int ret = TAP_FAIL, prog = -1;
@@ -590,7 +590,7 @@ static int t_priv_userns_reply(void)
 	if (access("/proc/self/ns/user", F_OK))
 		SKIP("no /proc/self/ns/user: kernel without CONFIG_USER_NS");
 	prog = load_prog(false);
-	EXPECT(prog >= 0, "loading a fuse-bpf program: %s", strerror(-prog));
+	EXPECT(prog >= 0, "loading a fuse-bpf filter: %s", strerror(-prog));
 	ret = in_child_userns(userns_replies, &prog);
 out:
 	ts_filter_close(prog);
@@ -607,7 +607,7 @@ static int t_priv_init_ns(void)
 	struct stat st;
 
 	prog = load_prog(false);
-	EXPECT(prog >= 0, "loading a fuse-bpf program: %s", strerror(-prog));
+	EXPECT(prog >= 0, "loading a fuse-bpf filter: %s", strerror(-prog));
 	rc = ts_setup(&e, NULL);
 	EXPECT(!rc, "setup: %s", strerror(-rc));
 	OK(mkdir(at(e.back, "d"), 0755));
@@ -747,7 +747,7 @@ out:
 struct split_args {
 	int fsfd;	/* a fuse fs_context from root's fsopen() */
 	int dirfd;	/* a directory root opened */
-	int prog;	/* a fuse-bpf program */
+	int prog;	/* a fuse-bpf filter (a fuse_ops map fd) */
 };
 
 /* As nobody: the fuse-bpf options on root's fs_context fail EPERM. */
@@ -789,7 +789,7 @@ static int t_priv_fsconfig_split(void)
 	EXPECT(!rc, "setup: %s", strerror(-rc));
 	EXPECT(write_file(at(e.back, "f"), "split", 5) == 0);
 	a.prog = load_prog(false);
-	EXPECT(a.prog >= 0, "loading a fuse-bpf program: %s", strerror(-a.prog));
+	EXPECT(a.prog >= 0, "loading a fuse-bpf filter: %s", strerror(-a.prog));
 	a.dirfd = open(e.back, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	EXPECT(a.dirfd >= 0);
 	a.fsfd = syscall(SYS_fsopen, "fuse", FSOPEN_CLOEXEC);

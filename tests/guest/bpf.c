@@ -243,7 +243,20 @@ struct fuse_ops_btf {
 	int ops_id;		/* struct fuse_ops */
 	int value_id;		/* struct bpf_struct_ops_fuse_ops, a map's value */
 	int value_size;
+	int btf_fd;		/* a BTF object of ours: a struct_ops map needs one */
 };
+
+/* A BTF object with one int, loaded (by root: loading BTF needs CAP_BPF too) */
+static int own_btf_fd(void)
+{
+	struct btf *btf = btf__new_empty();
+	int fd = -ENOMEM;
+
+	if (btf && btf__add_int(btf, "int", 4, BTF_INT_SIGNED) > 0 && !btf__load_into_kernel(btf))
+		fd = fcntl(btf__fd(btf), F_DUPFD_CLOEXEC, 3);
+	btf__free(btf);
+	return fd;
+}
 
 static int fuse_ops_btf(struct fuse_ops_btf *b)
 {
@@ -255,7 +268,10 @@ static int fuse_ops_btf(struct fuse_ops_btf *b)
 	b->value_id = btf__find_by_name_kind(btf, "bpf_struct_ops_fuse_ops", BTF_KIND_STRUCT);
 	b->value_size = b->value_id > 0 ? btf__resolve_size(btf, b->value_id) : -1;
 	btf__free(btf);
-	return b->ops_id > 0 && b->value_id > 0 && b->value_size > 0 ? 0 : -ENOENT;
+	if (b->ops_id <= 0 || b->value_id <= 0 || b->value_size <= 0)
+		return -ENOENT;
+	b->btf_fd = own_btf_fd();
+	return b->btf_fd < 0 ? -EIO : 0;
 }
 
 static int load_status(const char *what, int fd, int bit)
@@ -278,7 +294,8 @@ static int load_raw_filter(const struct fuse_ops_btf *b)
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, popts, .attach_btf_id = b->ops_id,
 		    .expected_attach_type = 0);			/* member 0, lookup */
-	LIBBPF_OPTS(bpf_map_create_opts, mopts, .btf_vmlinux_value_type_id = b->value_id);
+	LIBBPF_OPTS(bpf_map_create_opts, mopts, .btf_fd = b->btf_fd,
+		    .btf_vmlinux_value_type_id = b->value_id);
 	int fd, st;
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_STRUCT_OPS, "fuse_lookup", "GPL", prog, 2, &popts);
@@ -345,11 +362,12 @@ static int t_load_privilege(void)
 {
 	const uint64_t admin = CAP(CAP_SYS_ADMIN), bpf = CAP(CAP_BPF), perfmon = CAP(CAP_PERFMON);
 	int ret = TAP_FAIL, old = -1, r;
-	struct fuse_ops_btf b;
+	struct fuse_ops_btf b = { .btf_fd = -1 };
 
 	if (!have_fuse_ops())
 		SKIP("kernel without struct fuse_ops");
-	EXPECT(fuse_ops_btf(&b) == 0, "no bpf_struct_ops_fuse_ops in the kernel's BTF");
+	r = fuse_ops_btf(&b);
+	EXPECT(r == 0, "the kernel's bpf_struct_ops_fuse_ops, a BTF object: %s", strerror(-r));
 	r = load_raw_filter(&b);
 	EXPECT(r == LOADED, "as root: %d", r);
 	old = set_unpriv_bpf(0);
@@ -367,6 +385,8 @@ static int t_load_privilege(void)
 out:
 	if (old > 0)
 		set_unpriv_bpf(old);
+	if (b.btf_fd >= 0)
+		close(b.btf_fd);
 	return ret;
 }
 
