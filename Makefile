@@ -244,12 +244,14 @@ $(BUILD)/tests/cli_reject.bpf.o: tests/guest/cli_reject.bpf.c skel/vmlinux.h $(B
 
 # tests/guest/mounts is a script: it mounts, as an administrator would, what
 # make install put in $(STAGE) (DESTDIR; the unit test checks its unit too).
+# The kernel is this make's business: -o keeps the sub-make from building it
+# ($(VMLINUX) depends on the phony target kernel, and -o is not inherited).
 STAGE := $(BUILD)/tests/stage
 $(STAGE).stamp: $(BUILD)/fusebpfctl $(BPF_OBJS) $(BUILD)/fusebpf.service docs/fusebpfctl.8 \
 		docs/mount.fusebpf.8 cli/fusebpfctl.bash-completion Makefile
 	$(call msg,INSTALL,$(STAGE))
-	$(Q)rm -rf $(STAGE) && $(MAKE) -s --no-print-directory install DESTDIR=$(CURDIR)/$(STAGE) \
-		>$(STAGE).log && touch $@
+	$(Q)rm -rf $(STAGE) && $(MAKE) -s --no-print-directory -o kernel -o kernel-debug install \
+		DESTDIR=$(CURDIR)/$(STAGE) >$(STAGE).log && touch $@
 $(BUILD)/tests/guest/mounts: tests/guest/mounts.sh $(STAGE).stamp
 	$(call msg,GEN,$@)
 	@mkdir -p $(@D)
