@@ -19,6 +19,13 @@ CLANG   ?= clang
 BPFTOOL ?= bpftool
 CFLAGS  ?= -O2 -g
 CFLAGS  += -Wall -Wextra -Werror -std=gnu11
+# 1: the loader deletes a fuse_ops map's element once it is updated, so
+# that the map goes with its last fd, pin and mount; needs a kernel that
+# takes a deleted map as a filter (skel/fusebpf_loader.h). The stamp
+# changes with the value, so that what includes the loader is rebuilt.
+FUSEBPF_OPS_DELETE ?= 0
+CFLAGS  += -DFUSEBPF_OPS_DELETE=$(FUSEBPF_OPS_DELETE)
+LOADER  := skel/fusebpf_loader.h $(BUILD)/ops-delete.stamp
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS   := $(or $(shell pkg-config --libs libbpf 2>/dev/null),-lbpf -lelf -lz)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -D__TARGET_ARCH_x86 -I/usr/include/$(shell $(CC) -dumpmachine)
@@ -126,8 +133,10 @@ $(KFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FILTER_CFLAGS) \
 		-c $< -o $@
-$(BUILD)/tests/guest/bpf: $(KFILTER_OBJS) $(BUILD)/tests/kfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+$(BUILD)/tests/guest/bpf: $(KFILTER_OBJS) $(BUILD)/tests/kfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h \
+	$(LOADER)
 $(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
+$(BUILD)/tests/guest/filters: $(LOADER)
 
 # The suites whose cases run the table server (tests/guest/table_srv.c) and
 # those whose cases mount views with the filter tests/bpf/hfilter.bpf.c
@@ -206,7 +215,12 @@ $(BUILD)/fusebpf.service: cli/fusebpf.service.in Makefile
 	$(Q)sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@CONFIG_DIR@|$(SYSCONFDIR)/fusebpf/filters.d|g' \
 		-e 's|@UNIT_DIR@|$(UNIT_DIR)|g' $< >$@
 
-$(BUILD)/cli/%.o: cli/%.c $(wildcard cli/*.h) bpf-progs/fusebpf_maps.h
+.PHONY: FORCE
+$(BUILD)/ops-delete.stamp: FORCE
+	@mkdir -p $(@D)
+	@echo $(FUSEBPF_OPS_DELETE) | cmp -s - $@ || echo $(FUSEBPF_OPS_DELETE) >$@
+
+$(BUILD)/cli/%.o: cli/%.c $(wildcard cli/*.h) bpf-progs/fusebpf_maps.h $(LOADER)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CLI_CFLAGS) -c $< -o $@
