@@ -76,8 +76,8 @@ static int t_filter_shape(void)
 	EXPECT(json_object_array_length(maps) == 2);
 	m = json_object_array_get_idx(maps, 1);
 	EXPECT(has_keys(m, "name,prog_id", why, sizeof(why)), "%s", why);
-	EXPECT(!strcmp(json_object_to_json_string(m), "{\"name\":\"readdir\",\"prog_id\":14}"),
-	       "%s", json_object_to_json_string(m));
+	EXPECT(!strcmp(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN),
+		       "{\"name\":\"readdir\",\"prog_id\":14}"), "%s", json_object_to_json_string(m));
 	ret = TAP_OK;
 out:
 	json_object_put(o);
