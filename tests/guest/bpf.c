@@ -695,13 +695,31 @@ out:
 	return ret;
 }
 
-/* remount,root_bpf= replaces the root's filter; refused on a mount without one */
+/*
+ * Replace the root filter of mnt by map_fd through the new mount API, the
+ * only way the kernel takes root_bpf= in a remount: 0 or -errno.
+ */
+static int remount_root_bpf(int map_fd)
+{
+	char fd[16];
+	int fs = fspick(AT_FDCWD, mnt, FSPICK_CLOEXEC), err = 0;
+
+	snprintf(fd, sizeof(fd), "%d", map_fd);
+	if (fs < 0 || fsconfig(fs, FSCONFIG_SET_STRING, "root_bpf", fd, 0) ||
+	    fsconfig(fs, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0))
+		err = -errno;
+	if (fs >= 0)
+		close(fs);
+	return err;
+}
+
+/* A remount with root_bpf= replaces the root's filter; refused on a mount without one */
 static int t_remount_replaces_root_filter(void)
 {
 	struct bpf_object *o1 = NULL, *o2 = NULL;
 	struct bpf_link *l1 = NULL, *l2 = NULL;
 	struct bpf_map *m1 = NULL, *m2 = NULL;
-	char opts[64], path[128];
+	char path[128];
 	struct stat st;
 	__u64 before;
 	int ret = TAP_FAIL;
@@ -716,15 +734,14 @@ static int t_remount_replaces_root_filter(void)
 	EXPECT(mount_filtered(bpf_map__fd(m1)) == 0);
 	snprintf(path, sizeof(path), "%s/public", mnt);
 	EXPECT(stat(path, &st) == 0 && kmin_count(o1).getattrs > 0 && kmin_count(o2).getattrs == 0);
-	snprintf(opts, sizeof(opts), "root_bpf=%d", bpf_map__fd(m2));
-	EXPECT(mount("tfuse", mnt, "fuse.tfuse", MS_REMOUNT, opts) == 0, "remount: %s", strerror(errno));
+	EXPECT(remount_root_bpf(bpf_map__fd(m2)) == 0, "remount: %s", strerror(errno));
 	before = kmin_count(o1).getattrs;
 	EXPECT(stat(path, &st) == 0 && stat(mnt, &st) == 0);
 	EXPECT(kmin_count(o2).getattrs > 0, "the new filter did not run");
 	EXPECT(kmin_count(o1).getattrs == before, "the old filter still ran");
 	umount2(mnt, MNT_DETACH);
 	EXPECT(mount_unfiltered() == 0);
-	EXPECT(mount("tfuse", mnt, "fuse.tfuse", MS_REMOUNT, opts) < 0 && errno == EINVAL,
+	EXPECT(remount_root_bpf(bpf_map__fd(m2)) == -EINVAL,
 	       "remount root_bpf= of a mount without a root filter: %s", strerror(errno));
 	ret = TAP_OK;
 out:
