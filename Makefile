@@ -19,6 +19,7 @@ CLANG   ?= clang
 BPFTOOL ?= bpftool
 CFLAGS  ?= -O2 -g
 CFLAGS  += -Wall -Wextra -Werror -std=gnu11
+LOADER  := skel/fusebpf_loader.h
 LIBBPF_CFLAGS := $(shell pkg-config --cflags libbpf 2>/dev/null)
 LIBBPF_LIBS   := $(or $(shell pkg-config --libs libbpf 2>/dev/null),-lbpf -lelf -lz)
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror -D__TARGET_ARCH_x86 -I/usr/include/$(shell $(CC) -dumpmachine)
@@ -139,8 +140,10 @@ $(FORGE_OBJS): $(BUILD)/tests/kfilter_forge_%.bpf.o: tests/bpf/kfilter_forge.bpf
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FILTER_CFLAGS) -DFORGE_MAP=$(if $(filter m%,$*),1,0) \
 		-DFORGE_SET=$(if $(filter %s,$*),1,0) -c $< -o $@
-$(BUILD)/tests/guest/bpf: $(KFILTER_OBJS) $(FORGE_OBJS) $(BUILD)/tests/kfilter.skel.h tests/lib/fusebpf_uapi.h cli/fuse_uapi.h
+$(BUILD)/tests/guest/bpf: $(KFILTER_OBJS) $(FORGE_OBJS) $(BUILD)/tests/kfilter.skel.h tests/lib/fusebpf_uapi.h \
+	cli/fuse_uapi.h $(LOADER)
 $(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
+$(BUILD)/tests/guest/filters: $(LOADER)
 
 # The suites whose cases run the table server (tests/guest/table_srv.c) and
 # those whose cases mount views with the filter tests/bpf/hfilter.bpf.c
@@ -226,7 +229,7 @@ $(BUILD)/fusebpf.service: cli/fusebpf.service.in Makefile
 	$(Q)sed -e 's|@SBINDIR@|$(PREFIX)/sbin|g' -e 's|@CONFIG_DIR@|$(SYSCONFDIR)/fusebpf/filters.d|g' \
 		-e 's|@UNIT_DIR@|$(UNIT_DIR)|g' $< >$@
 
-$(BUILD)/cli/%.o: cli/%.c $(wildcard cli/*.h) bpf-progs/fusebpf_maps.h
+$(BUILD)/cli/%.o: cli/%.c $(wildcard cli/*.h) bpf-progs/fusebpf_maps.h $(LOADER)
 	$(call msg,CC,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(CLI_CFLAGS) -c $< -o $@
@@ -264,8 +267,8 @@ $(BUILD)/tests/cli_reject.bpf.o: tests/guest/cli_reject.bpf.c skel/vmlinux.h $(B
 
 # tests/guest/mounts is a script: it mounts, as an administrator would, what
 # make install put in $(STAGE) (DESTDIR; the unit test checks its unit too).
-# The install below never builds a kernel: make's -o is not passed down to a
-# sub-make, and what install needs is built by now.
+# The kernel is this make's business: -o keeps the sub-make from building it
+# ($(VMLINUX) depends on the phony target kernel, and -o is not inherited).
 STAGE := $(BUILD)/tests/stage
 $(STAGE).stamp: $(BUILD)/fusebpfctl $(BPF_OBJS) $(BUILD)/fusebpf.service docs/fusebpfctl.8 \
 		docs/mount.fusebpf.8 cli/fusebpfctl.bash-completion Makefile

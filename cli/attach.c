@@ -2,6 +2,7 @@
 /*
  * fusebpfctl attach MOUNTPOINT BACKING_DIR [--filter NAME] [--at SUBDIR=NAME]...
  *                   [--foreground] [--userspace] [--log FILE]
+ * fusebpfctl attach MOUNTPOINT --filter NAME --replace	(replace.c)
  * fusebpfctl detach MOUNTPOINT
  *
  * attach mounts in this process (so that mount errors are reported as they
@@ -41,6 +42,7 @@ void help_attach(FILE *out)
 	fprintf(out,
 		"Usage: fusebpfctl attach MOUNTPOINT BACKING_DIR [--filter NAME] [--at SUBDIR=NAME]...\n"
 		"                         [--foreground] [--userspace] [--log FILE]\n"
+		"       fusebpfctl attach MOUNTPOINT --filter NAME --replace\n"
 		"\n"
 		"Mount a fuse-bpf filesystem at MOUNTPOINT that shows BACKING_DIR through the\n"
 		"loaded filter NAME, and serve it in the background. The kernel does the\n"
@@ -61,12 +63,18 @@ void help_attach(FILE *out)
 		"                         automatically, with a message, when the kernel has no\n"
 		"                         fuse-bpf and no filter was asked for\n"
 		"  -l, --log FILE         the server's log (default STATE_DIR/mounts/<mountpoint>.log)\n"
+		"  -r, --replace          replace the filter at the root of the view mounted at\n"
+		"                         MOUNTPOINT by NAME, without unmounting it: every node that\n"
+		"                         runs the root's filter runs NAME's from its next operation\n"
+		"                         (--at subtrees keep theirs)\n"
 		"\n"
-		"JSON (-j): the mount record, as in 'list'.\n"
+		"JSON (-j): the mount record, as in 'list'; with --replace, also \"replaced\": the\n"
+		"filter it had (S|null).\n"
 		"\n"
 		"EXAMPLES\n"
 		"  fusebpfctl attach /mnt /srv/data --filter private\n"
 		"  fusebpfctl attach /mnt /srv/data --filter ro --at docs=private\n"
+		"  fusebpfctl attach /mnt --filter private-v2 --replace\n"
 		"  fusebpfctl attach /mnt /srv/data --userspace\n");
 }
 
@@ -112,8 +120,27 @@ static int attach_opt(int c, const char *arg, void *ctx)
 	case 'l':
 		a->log = arg;
 		return 0;
+	case 'r':
+		a->replace = true;
+		return 0;
 	}
 	return EXIT_USAGE;
+}
+
+/* attach --replace: one MOUNTPOINT and the filter, none of a new mount's options */
+static int replace_usage(const struct attach_args *a, int noperands)
+{
+	if (noperands != 1)
+		return usage_error(noperands ? "--replace takes the MOUNTPOINT only (its backing stays)"
+					     : "--replace: which MOUNTPOINT?");
+	if (!a->filter)
+		return usage_error("--replace: which filter? (--filter NAME)");
+	if (a->nat)
+		return usage_error("--replace replaces the root's filter: --at subtrees keep theirs");
+	if (a->foreground || a->userspace || a->log)
+		return usage_error("--replace changes a mounted view's filter: --foreground, "
+				   "--userspace and --log are for a new mount");
+	return 0;
 }
 
 int attach_parse(int argc, char **argv, struct attach_args *a, const char **mnt, const char **back)
@@ -124,15 +151,21 @@ int attach_parse(int argc, char **argv, struct attach_args *a, const char **mnt,
 		{ "foreground", no_argument, NULL, 'F' },
 		{ "userspace", no_argument, NULL, 'u' },
 		{ "log", required_argument, NULL, 'l' },
+		{ "replace", no_argument, NULL, 'r' },
 		{ 0 },
 	};
 	int idx;
 
 	memset(a, 0, sizeof(*a));
 	a->mflags = MS_NOSUID | MS_NODEV;
-	idx = parse_cmd_opts(argc, argv, "f:a:Ful:", longopts, attach_opt, a, help_attach);
+	idx = parse_cmd_opts(argc, argv, "f:a:Ful:r", longopts, attach_opt, a, help_attach);
 	if (idx < 0)
 		return idx;
+	if (a->replace) {
+		*mnt = argv[idx];
+		*back = NULL;
+		return replace_usage(a, argc - idx) ? PARSE_USAGE : 0;
+	}
 	if (argc - idx != 2) {
 		usage_error(argc - idx < 2 ? "MOUNTPOINT and BACKING_DIR, please" : "too many arguments");
 		return PARSE_USAGE;
@@ -219,6 +252,8 @@ int do_attach(int argc, char **argv)
 		return EXIT_OK;
 	if (err)
 		return EXIT_USAGE;
+	if (a.replace)
+		return replace_run(&a, mnt_arg) ? EXIT_FAIL : EXIT_OK;
 	return attach_run(&a, mnt_arg, back_arg) ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -424,6 +459,15 @@ static int attach_mount(struct attach_state *st)
 		return fail(-err, "attach: mount %s", st->mnt), err;
 	}
 	st->mounted = true;
+	/*
+	 * The mount holds the root's filter; the server, which sees nothing
+	 * below a backed root, must not, or a map replaced by attach --replace
+	 * would live as long as the server.
+	 */
+	if (!st->a.userspace && !st->a.nat && st->cfg.filter_fd >= 0) {
+		close(st->cfg.filter_fd);
+		st->cfg.filter_fd = -1;
+	}
 	st->cfg.fuse_fd = st->fuse_fd;
 	st->cfg.back_fd = st->back_fd;
 	st->cfg.userspace = st->a.userspace;

@@ -14,6 +14,7 @@
 #include "filter.h"
 #include "fusebpfctl.h"
 #include "json.h"
+#include "ops.h"
 #include "state.h"
 
 int filter_obj_fd(const char *name, const char *obj)
@@ -168,10 +169,12 @@ int filter_describe(const char *name, struct filter_desc *f)
 	fd = filter_obj_fd(name, "ops");
 	if (fd < 0)
 		return fd;
-	err = bpf_obj_get_info_by_fd(fd, &oinfo, &len);
+	err = bpf_obj_get_info_by_fd(fd, &oinfo, &len) ? -errno : 0;
+	if (!err)
+		f->ops_known = ops_describe(fd, &f->ops) == 0;
 	close(fd);
 	if (err)
-		return -errno;
+		return err;
 	f->ops_id = oinfo.id;
 	snprintf(f->ops_name, sizeof(f->ops_name), "%s", oinfo.name);
 	filter_pin_dir(name, dir, sizeof(dir));

@@ -7,6 +7,7 @@
 
 #include "fusebpfctl.h"
 #include "json.h"
+#include "ops.h"
 #include "stats.h"
 
 void json_print(json_object *o)
@@ -35,6 +36,20 @@ json_object *json_error(const char *cmd, const char *what, int err)
 	return o;
 }
 
+json_object *json_ops_members(const struct ops_desc *d)
+{
+	json_object *a = json_object_new_array();
+
+	for (int i = 0; i < d->n; i++) {
+		json_object *m = json_object_new_object();
+
+		json_object_object_add(m, "name", json_object_new_string(d->m[i].name));
+		json_object_object_add(m, "prog_id", json_object_new_int64(d->m[i].prog_id));
+		json_object_array_add(a, m);
+	}
+	return a;
+}
+
 json_object *json_filter(const struct filter_desc *f)
 {
 	json_object *o = json_object_new_object(), *maps = json_object_new_array();
@@ -54,6 +69,9 @@ json_object *json_filter(const struct filter_desc *f)
 		json_object_array_add(maps, m);
 	}
 	json_object_object_add(o, "maps", maps);
+	json_object_object_add(o, "ops_state",
+			       f->ops_known ? json_object_new_string(ops_state_name(f->ops.state)) : NULL);
+	json_object_object_add(o, "members", json_ops_members(&f->ops));
 	return o;
 }
 

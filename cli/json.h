@@ -18,8 +18,13 @@ void json_print(json_object *o);
 /* {"error": {"command": S, "message": S, "errno": N, "reason": S|null}} */
 json_object *json_error(const char *cmd, const char *what, int err);
 
-/* {"name", "kind", "source"|null, "ops_id", "ops_name", "mounts", "maps": [{"name","id","type"}]} */
+/*
+ * {"name", "kind", "source"|null, "ops_id", "ops_name", "mounts", "maps": [{"name","id","type"}],
+ *  "ops_state": "init"|"inuse"|"tobefree"|null, "members": [MEMBER]}
+ */
 json_object *json_filter(const struct filter_desc *f);
+/* [MEMBER] where MEMBER = {"name": S (the op), "prog_id": N} */
+json_object *json_ops_members(const struct ops_desc *d);
 /* {"mountpoint","backing","mode","filter"|null,"at":[{"path","filter"}],"pid","log","started","alive"} */
 json_object *json_mount(const struct mount_rec *m, bool with_alive);
 /* The inverse of json_mount (for the state files); 0 or -EINVAL. */

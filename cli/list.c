@@ -9,6 +9,7 @@
 #include "filter.h"
 #include "fusebpfctl.h"
 #include "json.h"
+#include "ops.h"
 #include "state.h"
 
 void help_list(FILE *out)
@@ -16,12 +17,14 @@ void help_list(FILE *out)
 	fprintf(out,
 		"Usage: fusebpfctl list\n"
 		"\n"
-		"Loaded filters (name, kind, program id, maps, how many mounts use it) and\n"
+		"Loaded filters (name, kind, the id of its fuse_ops map, how many mounts use it,\n"
+		"maps; below it the operations it has a program for, and the map's state) and\n"
 		"mounts (mountpoint, backing directory, mode, filters, server pid).\n"
 		"\n"
 		"JSON (-j): {\"filters\": [{\"name\": S, \"kind\": S, \"source\": S|null,\n"
 		"  \"ops_id\": N, \"ops_name\": S, \"mounts\": N, \"maps\": [{\"name\": S,\n"
-		"  \"id\": N, \"type\": S}]}], \"mounts\": [{\"mountpoint\": S, \"backing\": S,\n"
+		"  \"id\": N, \"type\": S}], \"ops_state\": \"init\"|\"inuse\"|\"tobefree\"|null,\n"
+		"  \"members\": [{\"name\": S, \"prog_id\": N}]}], \"mounts\": [{\"mountpoint\": S, \"backing\": S,\n"
 		"  \"mode\": \"fuse-bpf\"|\"userspace\", \"filter\": S|null, \"at\": [{\"path\": S,\n"
 		"  \"filter\": S}], \"pid\": N, \"log\": S, \"started\": N, \"alive\": B}]}\n"
 		"\n"
@@ -81,12 +84,29 @@ static void list_print_json(const struct list_data *d)
 	json_object_put(root);
 }
 
+/* "  ops: lookup readdir (inuse)": the operations the filter has a program for */
+static void print_ops_plain(const struct filter_desc *f)
+{
+	if (!f->ops_known) {
+		printf("  ops: (unknown)\n");
+		return;
+	}
+	printf("  ops:");
+	if (f->ops.n && f->ops.n == f->ops.total)
+		printf(" all %d", f->ops.total);
+	else
+		for (int i = 0; i < f->ops.n; i++)
+			printf(" %s", f->ops.m[i].name);
+	printf("%s (%s)\n", f->ops.n ? "" : " none", ops_state_name(f->ops.state));
+}
+
 static void print_filter_plain(const struct filter_desc *f)
 {
 	printf("%-16s %-10s %8u %6d  ", f->name, f->kind, f->ops_id, f->mounts);
 	for (int m = 0; m < f->nmaps; m++)
 		printf("%s%s", m ? "," : "", f->maps[m].name);
 	printf("\n");
+	print_ops_plain(f);
 }
 
 static void print_mount_plain(const struct mount_rec *r)

@@ -22,12 +22,29 @@ struct map_desc {
 	char type[32];
 };
 
+/* A struct_ops map's members (cli/ops.h) */
+#define OPS_MAX 64
+struct ops_member {
+	char name[32];
+	uint32_t prog_id;
+};
+
+struct ops_desc {
+	char type[64];		/* the struct it implements: "fuse_ops"; "" for no struct_ops map */
+	int state;		/* enum bpf_struct_ops_state: 0 init, 1 inuse, 2 tobefree */
+	int total;		/* members the struct has */
+	int n;			/* members the map has a program for */
+	struct ops_member m[OPS_MAX];
+};
+
 struct filter_desc {
 	char name[NAME_LEN];
 	char kind[32];		/* builtin filter name, "file", or "unknown" */
 	char source[PATH_MAX];	/* the object file, or "" for built-ins */
 	uint32_t ops_id;	/* the fuse_ops struct_ops map */
 	char ops_name[32];
+	bool ops_known;		/* ops was read */
+	struct ops_desc ops;
 	int nmaps;
 	struct map_desc maps[MAX_MAPS];
 	int mounts;		/* how many live mounts use it */

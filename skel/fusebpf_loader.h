@@ -9,6 +9,9 @@
  *	skel = hide_bpf__open_and_load();
  *	fd = fusebpf_ops_attach(skel->maps.hide);
  *
+ * (fusebpf_ops_update() then fusebpf_ops_release(): the map's lifetime is
+ * then that of its fds, pins and mounts.)
+ *
  * For an object that is not ours, fusebpf_ops_map(obj) finds that map.
  * Header-only; used by the tests and fusebpfctl.
  */
@@ -28,21 +31,40 @@
 #define FUSEBPF_FEATURE_FILE	"/sys/fs/fuse/features/fuse_bpf"
 
 /*
- * Attach (update) a loaded struct_ops map of struct fuse_ops, so that a
- * server (FUSE_ENTRY_BPF) or root_bpf= can name it by its fd. It stays
- * attached when this process ends, for as long as something holds the map
- * (a mount using it, a pin, an fd). Returns the map's fd or a negative
+ * Update a loaded struct_ops map of struct fuse_ops with its programs
+ * (libbpf's bpf_map__attach_struct_ops()): from then on a server
+ * (FUSE_ENTRY_BPF) or root_bpf= may name it by its fd. Returns libbpf's
+ * link, whose destruction deletes the element again, or NULL with errno.
+ */
+static inline struct bpf_link *fusebpf_ops_update(struct bpf_map *map)
+{
+	return bpf_map__attach_struct_ops(map);
+}
+
+/*
+ * Delete the element of a map that fusebpf_ops_update() updated
+ * (destroying libbpf's struct_ops link does). On 6.1 an updated map holds
+ * a reference on itself that only a delete drops, so a map never deleted
+ * is never freed; a deleted one is freed when its last fd, pin and mount
+ * go. A deleted map can still be attached, and filters as before.
+ */
+static inline void fusebpf_ops_release(struct bpf_link *link)
+{
+	bpf_link__destroy(link);
+}
+
+/*
+ * Attach a loaded struct_ops map of struct fuse_ops: update it, then
+ * release it. Returns the map's fd, which names the filter, or a negative
  * errno.
  */
 static inline int fusebpf_ops_attach(struct bpf_map *map)
 {
-	struct bpf_link *link = bpf_map__attach_struct_ops(map);
+	struct bpf_link *link = fusebpf_ops_update(map);
 
 	if (!link)
 		return -errno;
-	/* Destroying libbpf's link would delete the map's element (detach) */
-	bpf_link__disconnect(link);
-	bpf_link__destroy(link);
+	fusebpf_ops_release(link);
 	return bpf_map__fd(map);
 }
 

@@ -25,6 +25,7 @@
 #include <linux/capability.h>
 #include <unistd.h>
 
+#include "fusebpf_loader.h"
 #include "fusebpf_uapi.h"
 
 #ifndef FUSE_DEV_IOC_BPF_REPLACE	/* include/uapi/linux/fuse.h, patch 73 */
@@ -755,18 +756,34 @@ struct kmin_count {
 	__u64 getattrs, wrong_op;
 };
 
-static struct kmin_count kmin_count(struct bpf_object *obj)
+/* kfilter_min's .bss map in obj, or NULL */
+static struct bpf_map *kmin_bss(struct bpf_object *obj)
+{
+	struct bpf_map *m;
+
+	bpf_object__for_each_map(m, obj)
+		if (bpf_map__is_internal(m) && strstr(bpf_map__name(m), ".bss") &&
+		    bpf_map__value_size(m) <= 8 * sizeof(struct kmin_count))
+			return m;
+	return NULL;
+}
+
+/* The counters from an fd of that map */
+static struct kmin_count kmin_count_fd(int bss_fd)
 {
 	struct kmin_count c[8];	/* .bss holds only it; room to spare */
-	struct bpf_map *m;
 	__u32 zero = 0;
 
 	memset(c, 0xff, sizeof(c));
-	bpf_object__for_each_map(m, obj)
-		if (bpf_map__is_internal(m) && strstr(bpf_map__name(m), ".bss") &&
-		    bpf_map__value_size(m) <= sizeof(c))
-			bpf_map_lookup_elem(bpf_map__fd(m), &zero, c);
+	bpf_map_lookup_elem(bss_fd, &zero, c);
 	return c[0];
+}
+
+static struct kmin_count kmin_count(struct bpf_object *obj)
+{
+	struct bpf_map *m = kmin_bss(obj);
+
+	return kmin_count_fd(m ? bpf_map__fd(m) : -1);
 }
 
 /* An op without a member runs no program and is done on the backing file */
@@ -864,6 +881,79 @@ out:
 	bpf_link__destroy(l2);
 	bpf_object__close(o1);
 	bpf_object__close(o2);
+	return ret;
+}
+
+/* Is a map of this id in the kernel (bpf_map_get_next_id())? */
+static bool map_id_exists(__u32 id)
+{
+	__u32 next = 0;
+
+	while (!bpf_map_get_next_id(next, &next))
+		if (next == id)
+			return true;
+	return false;
+}
+
+/* Wait up to ms for map id to be freed (RCU grace periods, a work item) */
+static bool map_id_gone(__u32 id, int ms)
+{
+	for (int t = 0; t < ms && map_id_exists(id); t += 20)
+		usleep(20000);
+	return !map_id_exists(id);
+}
+
+/*
+ * A fuse_ops map released after its update (fusebpf_ops_release(): its
+ * element deleted, state TOBEFREE) is taken as root_bpf= and filters as
+ * before; unpinned and its fds closed, the mount keeps it, and it is freed
+ * when the mount goes.
+ */
+static int t_released_map_freed_with_last_user(void)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	struct bpf_object *obj = NULL;
+	struct bpf_link *link = NULL;
+	struct bpf_map *map = NULL;
+	int ret = TAP_FAIL, bss_fd = -1;
+	char pin[64] = "";
+	struct stat st;
+	__u64 before;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(make_tree() == 0);
+	obj = load_kmin(&map);
+	EXPECT(obj && map, "load kfilter_min.bpf.o: %s", strerror(errno));
+	EXPECT(bpf_obj_get_info_by_fd(bpf_map__fd(map), &info, &len) == 0 && info.id);
+	EXPECT(kmin_bss(obj) && (bss_fd = dup(bpf_map__fd(kmin_bss(obj)))) >= 0);
+	link = fusebpf_ops_update(map);
+	EXPECT(link, "update kmin: %s", strerror(errno));
+	fusebpf_ops_release(link);
+	link = NULL;
+	snprintf(pin, sizeof(pin), "/sys/fs/bpf/bpf-released-%d", getpid());
+	EXPECT(bpf_obj_pin(bpf_map__fd(map), pin) == 0, "pin: %s", strerror(errno));
+	EXPECT(mount_filtered(bpf_map__fd(map)) == 0, "a released fuse_ops map as root_bpf= was refused");
+	EXPECT(unlink(pin) == 0);
+	pin[0] = 0;
+	bpf_object__close(obj);
+	obj = NULL;
+	EXPECT(map_id_exists(info.id), "the map was freed while a mount uses it");
+	before = kmin_count_fd(bss_fd).getattrs;
+	EXPECT(stat(in(mnt, "public"), &st) == 0 && stat(in(mnt, "dir/sub/public"), &st) == 0);
+	EXPECT(kmin_count_fd(bss_fd).getattrs > before, "the released map's getattr member did not run");
+	EXPECT(umount2(mnt, 0) == 0, "umount: %s", strerror(errno));
+	EXPECT(map_id_gone(info.id, 5000), "map %u outlived its last fd, pin and mount", info.id);
+	ret = TAP_OK;
+out:
+	cleanup();
+	if (pin[0])
+		unlink(pin);
+	if (bss_fd >= 0)
+		close(bss_fd);
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
 	return ret;
 }
 
@@ -1046,65 +1136,6 @@ out:
 	bpf_link__destroy(l2);
 	bpf_object__close(o1);
 	bpf_object__close(o2);
-	return ret;
-}
-
-/* Is the map @id still there?  Its free is deferred: up to five seconds. */
-static bool map_id_freed(__u32 id)
-{
-	for (int i = 0; i < 50; i++) {
-		int fd = bpf_map_get_fd_by_id(id);
-
-		if (fd < 0 && errno == ENOENT)
-			return true;
-		if (fd >= 0)
-			close(fd);
-		usleep(100000);
-	}
-	return false;
-}
-
-/*
- * A map deleted right after its update (its link destroyed) can still be
- * attached, filters while a mount runs it, and is freed once its last fd
- * and the mount are gone: how the loader makes filters' maps go with
- * their users on 6.1.
- */
-static int t_deleted_map_lives_with_mount(void)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	struct bpf_object *o = NULL;
-	struct bpf_link *l = NULL;
-	struct bpf_map *m = NULL;
-	char path[128];
-	struct stat st;
-	int ret = TAP_FAIL;
-
-	if (!have_fuse_ops())
-		SKIP("kernel without struct fuse_ops");
-	EXPECT(make_tree() == 0);
-	o = load_kmin(&m);
-	EXPECT(o && m);
-	EXPECT(l = bpf_map__attach_struct_ops(m));
-	bpf_link__destroy(l);
-	l = NULL;
-	EXPECT(bpf_obj_get_info_by_fd(bpf_map__fd(m), &info, &len) == 0);
-	EXPECT(mount_filtered(bpf_map__fd(m)) == 0, "a deleted fuse_ops map was refused: %s",
-	       strerror(errno));
-	snprintf(path, sizeof(path), "%s/public", mnt);
-	EXPECT(stat(path, &st) == 0 && kmin_count(o).getattrs > 0, "the filter did not run");
-	bpf_object__close(o);
-	o = NULL;
-	EXPECT(!map_id_freed(info.id), "the map went while a mount runs it");
-	EXPECT(stat(path, &st) == 0);
-	cleanup();
-	EXPECT(map_id_freed(info.id), "map %u outlived its fds and its mount", info.id);
-	ret = TAP_OK;
-out:
-	cleanup();
-	bpf_link__destroy(l);
-	bpf_object__close(o);
 	return ret;
 }
 
@@ -1604,11 +1635,11 @@ static const struct tap_case cases[] = {
 	{ "root_bpf_needs_an_attached_fuse_ops_map", t_root_bpf_needs_attached_fuse_ops },
 	{ "op_without_member_runs_no_program", t_op_without_member },
 	{ "remount_root_bpf_replaces_root_filter", t_remount_replaces_root_filter },
+	{ "released_map_freed_with_last_user", t_released_map_freed_with_last_user },
 	{ "bpf_dummy_ops_map_as_root_bpf_refused", t_dummy_ops_map_refused },
 	{ "dev_ioctl_bpf_replace", t_ioc_replace },
 	{ "kfunc_from_tcp_congestion_ops_refused", t_kfunc_from_foreign_struct_ops_refused },
 	{ "forged_ctx_refused", t_forged_ctx_refused },
-	{ "deleted_map_lives_with_mount", t_deleted_map_lives_with_mount },
 	{ "percpu_counts_match_scripted_ops", t_percpu_counts },
 	{ "server_prefilter_decides_open", t_server_prefilter },
 	{ "server_postfilter_changes_getattr", t_server_postfilter },

@@ -7,6 +7,8 @@
  * user-space server and the failure paths run on any kernel.
  */
 #define _GNU_SOURCE
+#include <bpf/bpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -513,6 +516,280 @@ out:
 	return ret;
 }
 
+/* --- attach --replace ------------------------------------------------------------ */
+
+/* What the view shows of a.txt, secret.txt and common, hidden by hA or hB. */
+enum view { VIEW_A, VIEW_B, VIEW_OTHER };
+
+/* One listing of mnt: hA's view (a.txt and common hidden), hB's, or another */
+static enum view list_view(char *seen, size_t cap)
+{
+	bool a = false, secret = false, common = false;
+	size_t len = 0;
+	struct dirent *de;
+	DIR *d = opendir(mnt);
+
+	seen[0] = 0;
+	if (!d)
+		return snprintf(seen, cap, "opendir: %s", strerror(errno)), VIEW_OTHER;
+	while ((de = readdir(d))) {
+		a |= !strcmp(de->d_name, "a.txt");
+		secret |= !strcmp(de->d_name, "secret.txt");
+		common |= !strcmp(de->d_name, "common");
+		if (len < cap)
+			len += snprintf(seen + len, cap - len, " %s", de->d_name);
+	}
+	closedir(d);
+	if (common || a == secret)
+		return VIEW_OTHER;
+	return a ? VIEW_B : VIEW_A;
+}
+
+/* A stat of name in the view: found or ENOENT are both a filter's answers */
+static bool stat_sane(const char *name, bool must_be_hidden)
+{
+	struct stat st;
+	int r = stat(at(mnt, name), &st);
+
+	if (must_be_hidden)
+		return r == -1 && errno == ENOENT;
+	return r == 0 || errno == ENOENT;
+}
+
+/* What the reader saw, shared with the test */
+struct reads {
+	volatile int stop;
+	long views[3];
+	long bad_stats;
+	char bad[512];		/* the first listing or stat that was no filter's */
+};
+
+/* List and stat the view until told to stop */
+static void reader(struct reads *r)
+{
+	char seen[400];
+
+	while (!r->stop) {
+		enum view v = list_view(seen, sizeof(seen));
+
+		r->views[v]++;
+		if (v == VIEW_OTHER && !r->bad[0])
+			snprintf(r->bad, sizeof(r->bad), "listing:%s", seen);
+		if (!stat_sane("common", true) || !stat_sane("a.txt", false) ||
+		    !stat_sane("secret.txt", false)) {
+			if (!r->bad_stats++)
+				snprintf(r->bad, sizeof(r->bad), "stat: %s", strerror(errno));
+		}
+	}
+	_exit(0);
+}
+
+/* hA and hB loaded, each hiding one of a.txt and secret.txt, and common; hA mounted */
+static int replace_setup(const char *name)
+{
+	if (setup(name) || run("echo c > %s/common", back))
+		return -1;
+	if (ctl("load hide --name hA --hide a.txt --hide common") ||
+	    ctl("load hide --name hB --hide secret.txt --hide common"))
+		return -1;
+	return ctl("attach %s %s --filter hA", mnt, back) ? -1 : 0;
+}
+
+/* The mount record's filter, from -j list */
+static bool record_filter_is(const char *name)
+{
+	char want[64];
+
+	snprintf(want, sizeof(want), "\"filter\":\"%s\"", name);
+	return ctl("-j list") == 0 && strstr(out, want);
+}
+
+/*
+ * attach --replace under load: a reader lists and stats the view while the
+ * root filter goes from hA to hB and back; every listing is one of the two
+ * filters' views, never an unfiltered one or neither's, and the view right
+ * after each replace is the new filter's.
+ */
+static int t_replace_under_load(void)
+{
+	struct reads *r = MAP_FAILED;
+	int ret = TAP_FAIL, status;
+	char seen[400];
+	pid_t pid = -1;
+
+	NEED_FUSE_BPF();
+	EXPECT(replace_setup("replace") == 0, "%s", out);
+	EXPECT(list_view(seen, sizeof(seen)) == VIEW_A, "%s", seen);
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	EXPECT(r != MAP_FAILED);
+	pid = fork();
+	EXPECT(pid >= 0);
+	if (pid == 0)
+		reader(r);
+	for (int i = 0; i < 8; i++) {
+		const char *to = i % 2 ? "hA" : "hB";
+
+		usleep(100000);
+		EXPECT(ctl("attach %s --filter %s --replace", mnt, to) == 0, "%s", out);
+		EXPECT(strstr(out, "replaced the filter of") && strstr(out, to), "%s", out);
+		EXPECT(list_view(seen, sizeof(seen)) == (i % 2 ? VIEW_A : VIEW_B),
+		       "after replace %d (to %s):%s", i, to, seen);
+	}
+	usleep(100000);
+	r->stop = 1;
+	EXPECT(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status));
+	pid = -1;
+	EXPECT(!r->views[VIEW_OTHER] && !r->bad_stats, "%ld listings, %ld stats no filter's; first: %s",
+	       r->views[VIEW_OTHER], r->bad_stats, r->bad);
+	EXPECT(r->views[VIEW_A] && r->views[VIEW_B], "the reader saw A %ld times, B %ld times",
+	       r->views[VIEW_A], r->views[VIEW_B]);
+	EXPECT(record_filter_is("hA"), "%s", out);
+	/* hB is no mount's now: unloaded without --force */
+	EXPECT(ctl("unload hB") == 0, "%s", out);
+	EXPECT(ctl("-j attach %s --filter hA --replace", mnt) == 0, "%s", out);
+	EXPECT(strstr(out, "\"filter\":\"hA\"") && strstr(out, "\"replaced\":\"hA\""), "%s", out);
+	ret = TAP_OK;
+out:
+	if (pid > 0) {
+		r->stop = 1;
+		waitpid(pid, NULL, 0);
+	}
+	if (r != MAP_FAILED)
+		munmap(r, sizeof(*r));
+	teardown();
+	return ret;
+}
+
+/* Pin a map of filter 'from' as filter 'to''s ops: a pin that is no fuse_ops map */
+static int pin_fake_ops(const char *from, const char *map, const char *to)
+{
+	char path[256];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", pins, from, map);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/%s", pins, to);
+	mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s/%s/ops", pins, to);
+	err = bpf_obj_pin(fd, path) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+/* What attach --replace refuses, and how it says so; the view keeps its filter */
+static int t_replace_failures(void)
+{
+	int ret = TAP_FAIL;
+	char seen[400];
+
+	NEED_FUSE_BPF();
+	EXPECT(replace_setup("replacefail") == 0, "%s", out);
+	EXPECT(ctl("attach %s --filter nosuch --replace", mnt) == 1 &&
+	       strstr(out, "filter 'nosuch' is not loaded"), "%s", out);
+	EXPECT(pin_fake_ops("hB", "hide_names", "fake") == 0);
+	EXPECT(ctl("attach %s --filter fake --replace", mnt) == 1 &&
+	       strstr(out, "not a fuse_ops map"), "%s", out);
+	EXPECT(ctl("attach %s --filter hB --replace", back) == 1 && strstr(out, "not a mount point"),
+	       "%s", out);
+	EXPECT(run("setpriv --bounding-set -sys_admin %s attach %s --filter hB --replace "
+		   ">%s/err 2>&1; test $? = 1 && grep -q 'no permission' %s/err",
+		   ctl_path, mnt, dir, dir) == 0, "%s", (run("cat %s/err >&2", dir), ""));
+	EXPECT(ctl("attach %s --replace", mnt) == 2 && strstr(out, "which filter"), "%s", out);
+	EXPECT(ctl("-j attach %s --filter nosuch --replace 2>/dev/null", mnt) == 1 &&
+	       strstr(out, "{\"error\":{"), "%s", out);
+	EXPECT(list_view(seen, sizeof(seen)) == VIEW_A && record_filter_is("hA"), "%s", seen);
+	/* Mounts without a root filter: --at subtrees only, and user space */
+	EXPECT(ctl("detach %s", mnt) == 0);
+	EXPECT(ctl("attach %s %s --at docs=hA", mnt, back) == 0, "%s", out);
+	EXPECT(ctl("attach %s --filter hB --replace", mnt) == 1 &&
+	       strstr(out, "no filter at the root"), "%s", out);
+	EXPECT(ctl("detach %s", mnt) == 0);
+	EXPECT(ctl("attach %s %s --userspace", mnt, back) == 0, "%s", out);
+	EXPECT(ctl("attach %s --filter hB --replace", mnt) == 1 &&
+	       strstr(out, "not a fuse-bpf mount"), "%s", out);
+	EXPECT(ctl("detach %s", mnt) == 0);
+	EXPECT(run("mount -t tmpfs none %s", mnt) == 0);
+	EXPECT(ctl("attach %s --filter hB --replace", mnt) == 1 &&
+	       strstr(out, "not a fuse-bpf mount"), "%s", out);
+	EXPECT(umount2(mnt, 0) == 0);
+	ret = TAP_OK;
+out:
+	teardown();	/* a tmpfs left on mnt too */
+	return ret;
+}
+
+/* The id of a loaded filter's fuse_ops map, from -j list; 0 when not found */
+static unsigned int ops_id_of(const char *name)
+{
+	json_object *j, *f, *v;
+	unsigned int id = 0;
+
+	if (ctl("-j list"))
+		return 0;
+	j = parse_out();
+	if (!j || !json_object_object_get_ex(j, "filters", &f))
+		goto out;
+	for (size_t i = 0; i < json_object_array_length(f); i++) {
+		json_object *e = json_object_array_get_idx(f, i);
+
+		if (json_object_object_get_ex(e, "name", &v) && !strcmp(json_object_get_string(v), name) &&
+		    json_object_object_get_ex(e, "ops_id", &v))
+			id = json_object_get_int64(v);
+	}
+out:
+	json_object_put(j);
+	return id;
+}
+
+/* Wait up to ms for map id to be freed; is it gone? */
+static bool map_gone(unsigned int id, int ms)
+{
+	for (int t = 0; ; t += 20) {
+		__u32 next = 0;
+		bool found = false;
+
+		while (!found && !bpf_map_get_next_id(next, &next))
+			found = next == id;
+		if (!found)
+			return true;
+		if (t >= ms)
+			return false;
+		usleep(20000);
+	}
+}
+
+/*
+ * A filter's map lives as long as its pins, fds and mounts, and no longer:
+ * one replaced and unloaded is freed at once; one unloaded while mounted
+ * filters until the unmount, then is freed (the loader deletes a map
+ * after its update, and the kernel takes a deleted map: docs/kernel.md).
+ */
+static int t_maps_freed_with_last_user(void)
+{
+	unsigned int a, b;
+	int ret = TAP_FAIL;
+	char seen[400];
+
+	NEED_FUSE_BPF();
+	EXPECT(replace_setup("mapsfreed") == 0, "%s", out);
+	EXPECT((a = ops_id_of("hA")) && (b = ops_id_of("hB")));
+	EXPECT(ctl("-j list") == 0 && strstr(out, "\"ops_state\":\"tobefree\"") &&
+	       !strstr(out, "\"ops_state\":\"inuse\""), "the loader keeps maps updated: %s", out);
+	EXPECT(ctl("attach %s --filter hB --replace", mnt) == 0, "%s", out);
+	EXPECT(ctl("unload hA") == 0 && map_gone(a, 5000), "hA's map %u outlived its pins", a);
+	EXPECT(ctl("unload --force hB") == 0, "%s", out);
+	EXPECT(!map_gone(b, 200), "hB's map was freed while mounted");
+	EXPECT(list_view(seen, sizeof(seen)) == VIEW_B, "%s", seen);
+	EXPECT(ctl("detach %s", mnt) == 0);
+	EXPECT(map_gone(b, 5000), "hB's map %u outlived its last mount", b);
+	ret = TAP_OK;
+out:
+	teardown();
+	return ret;
+}
+
 /* valgrind: load, attach, stats, list, detach with no error and no leak. */
 static int t_valgrind_cycle(void)
 {
@@ -564,6 +841,9 @@ static const struct tap_case cases[] = {
 	{ "verifier_rejects", t_verifier_rejects },
 	{ "hide_policy_stats", t_hide_day },
 	{ "denywrite_attrs_at", t_denywrite_attrs_at },
+	{ "attach_replace_under_load", t_replace_under_load },
+	{ "attach_replace_failures", t_replace_failures },
+	{ "maps_freed_with_last_user", t_maps_freed_with_last_user },
 	{ "valgrind_cycle", t_valgrind_cycle },
 };
 

@@ -11,8 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <bpf/btf.h>
+
 #include "attach.h"
 #include "fusebpfctl.h"
+#include "ops.h"
 #include "server.h"
 #include "state.h"
 #include "tap.h"
@@ -101,6 +104,92 @@ out:
 	return ret;
 }
 
+/* attach MOUNTPOINT --filter NAME --replace, and what it refuses */
+static int t_attach_replace_args(void)
+{
+	struct attach_args a;
+	const char *mnt = NULL, *back = "x";
+	int ret = TAP_FAIL;
+
+	EXPECT(parse(&a, &mnt, &back, "attach", "/mnt", "--filter", "b", "--replace", NULL) == 0);
+	EXPECT(a.replace && !strcmp(mnt, "/mnt") && !back && !strcmp(a.filter, "b"));
+	EXPECT(parse(&a, &mnt, &back, "attach", "-r", "-f", "b", "/mnt", NULL) == 0 && a.replace);
+	EXPECT(parse(&a, &mnt, &back, "attach", "/mnt", "/srv", "-f", "b", NULL) == 0 && !a.replace,
+	       "no --replace: a new mount");
+	/* Usage errors. */
+	EXPECT(parse(&a, &mnt, &back, "attach", "/mnt", "--replace", NULL) == PARSE_USAGE, "no filter");
+	EXPECT(parse(&a, &mnt, &back, "attach", "--replace", "-f", "b", NULL) == PARSE_USAGE);
+	EXPECT(parse(&a, &mnt, &back, "attach", "/mnt", "/srv", "-r", "-f", "b", NULL) == PARSE_USAGE);
+	EXPECT(parse(&a, &mnt, &back, "attach", "/mnt", "-r", "-f", "b", "--at", "d=p", NULL) ==
+	       PARSE_USAGE);
+	EXPECT(parse(&a, &mnt, &back, "attach", "/mnt", "-r", "-f", "b", "-F", NULL) == PARSE_USAGE);
+	EXPECT(parse(&a, &mnt, &back, "attach", "/mnt", "-r", "-f", "b", "-u", NULL) == PARSE_USAGE);
+	EXPECT(parse(&a, &mnt, &back, "attach", "/mnt", "-r", "-f", "b", "-l", "x", NULL) ==
+	       PARSE_USAGE);
+	EXPECT(parse(&a, &mnt, &back, "attach", "/mnt", "-r", "-f", "a/b", NULL) == PARSE_USAGE);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/*
+ * A kernel BTF with struct fuse_ops of three members and its struct_ops
+ * value type, as 6.1 lays it out: refcnt, state, data at 64 bytes.
+ */
+static struct btf *value_btf(const char *value_name, int *value_type)
+{
+	struct btf *btf = btf__new_empty();
+	int i32, fn, ptr, ops;
+
+	if (!btf)
+		return NULL;
+	i32 = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+	fn = btf__add_func_proto(btf, i32);
+	ptr = btf__add_ptr(btf, fn);
+	ops = btf__add_struct(btf, "fuse_ops", 24);
+	btf__add_field(btf, "lookup", ptr, 0, 0);
+	btf__add_field(btf, "getattr", ptr, 64, 0);
+	btf__add_field(btf, "readdir", ptr, 128, 0);
+	*value_type = btf__add_struct(btf, value_name, 88);
+	btf__add_field(btf, "refcnt", i32, 0, 0);
+	btf__add_field(btf, "state", i32, 32, 0);
+	btf__add_field(btf, "data", ops, 512, 0);
+	return btf;
+}
+
+/* The members a struct_ops map's value names, from its BTF */
+static int t_ops_value_decode(void)
+{
+	unsigned char value[88] = { 0 };
+	uint64_t lookup = 12, readdir = 14;
+	struct ops_desc d;
+	struct btf *btf = NULL;
+	int ret = TAP_FAIL, vt = 0, state = 2;
+
+	btf = value_btf("bpf_struct_ops_fuse_ops", &vt);
+	EXPECT(btf && vt > 0);
+	memcpy(value + 4, &state, sizeof(state));
+	memcpy(value + 64, &lookup, sizeof(lookup));
+	memcpy(value + 80, &readdir, sizeof(readdir));
+	EXPECT(ops_decode(btf, vt, value, sizeof(value), &d) == 0);
+	EXPECT(!strcmp(d.type, "fuse_ops") && d.state == 2 && d.total == 3 && d.n == 2,
+	       "%s state %d total %d n %d", d.type, d.state, d.total, d.n);
+	EXPECT(!strcmp(d.m[0].name, "lookup") && d.m[0].prog_id == 12);
+	EXPECT(!strcmp(d.m[1].name, "readdir") && d.m[1].prog_id == 14, "%s", d.m[1].name);
+	EXPECT(!strcmp(ops_state_name(d.state), "tobefree") && !strcmp(ops_state_name(7), "unknown"));
+	EXPECT(ops_decode(btf, vt, value, 80, &d) == -EINVAL, "a value too short for its type");
+	EXPECT(ops_decode(btf, 1, value, sizeof(value), &d) == -EINVAL, "not a struct");
+	EXPECT(ops_decode(btf, vt - 1, value, sizeof(value), &d) == -EINVAL, "not a value type");
+	btf__free(btf);
+	btf = value_btf("bpf_struct_ops_tcp_congestion_ops", &vt);
+	EXPECT(btf && ops_decode(btf, vt, value, sizeof(value), &d) == 0);
+	EXPECT(!strcmp(d.type, "tcp_congestion_ops"), "%s", d.type);
+	ret = TAP_OK;
+out:
+	btf__free(btf);
+	return ret;
+}
+
 static int t_normalize_subdir(void)
 {
 	char out[64];
@@ -169,6 +258,8 @@ out:
 static const struct tap_case cases[] = {
 	{ "command_prefixes_and_help", t_command_prefixes },
 	{ "attach_arguments", t_attach_args },
+	{ "attach_replace_arguments", t_attach_replace_args },
+	{ "ops_value_decode", t_ops_value_decode },
 	{ "normalize_subdir", t_normalize_subdir },
 	{ "lookup_classes", t_lookup_classes },
 	{ "names_and_escapes", t_names },

@@ -44,8 +44,12 @@ static int t_filter_shape(void)
 	int ret = TAP_FAIL;
 	char why[1200];
 
-	EXPECT(has_keys(o, "name,kind,source,ops_id,ops_name,mounts,maps", why, sizeof(why)), "%s", why);
+	EXPECT(has_keys(o, "name,kind,source,ops_id,ops_name,mounts,maps,ops_state,members", why,
+			sizeof(why)), "%s", why);
 	EXPECT(type_of(o, "source") == json_type_null, "a built-in has no source file");
+	EXPECT(type_of(o, "ops_state") == json_type_null, "members not read: no state");
+	json_object_object_get_ex(o, "members", &m);
+	EXPECT(json_object_is_type(m, json_type_array) && json_object_array_length(m) == 0);
 	EXPECT(type_of(o, "ops_id") == json_type_int && type_of(o, "mounts") == json_type_int);
 	json_object_object_get_ex(o, "maps", &maps);
 	EXPECT(json_object_is_type(maps, json_type_array) && json_object_array_length(maps) == 2);
@@ -59,6 +63,21 @@ static int t_filter_shape(void)
 	json_object_object_get_ex(o, "maps", &maps);
 	EXPECT(json_object_is_type(maps, json_type_array) && json_object_array_length(maps) == 0);
 	EXPECT(type_of(o, "source") == json_type_string);
+	json_object_put(o);
+	/* The members the map has, and its state. */
+	f.ops_known = true;
+	f.ops = (struct ops_desc){ .type = "fuse_ops", .state = 2, .total = 31, .n = 2,
+				   .m = { { "lookup", 12 }, { "readdir", 14 } } };
+	o = json_filter(&f);
+	EXPECT(type_of(o, "ops_state") == json_type_string);
+	json_object_object_get_ex(o, "ops_state", &m);
+	EXPECT(!strcmp(json_object_get_string(m), "tobefree"), "%s", json_object_get_string(m));
+	json_object_object_get_ex(o, "members", &maps);
+	EXPECT(json_object_array_length(maps) == 2);
+	m = json_object_array_get_idx(maps, 1);
+	EXPECT(has_keys(m, "name,prog_id", why, sizeof(why)), "%s", why);
+	EXPECT(!strcmp(json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN),
+		       "{\"name\":\"readdir\",\"prog_id\":14}"), "%s", json_object_to_json_string(m));
 	ret = TAP_OK;
 out:
 	json_object_put(o);
