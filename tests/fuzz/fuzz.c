@@ -825,6 +825,7 @@ static void fz_start_workers(void)
 	F.policy = fork();
 	if (F.policy == 0)
 		fz_policy();
+	F.replacer_gen = 0;
 	fz_replacer_start();
 }
 
@@ -1150,11 +1151,11 @@ static int fz_epoch(uint32_t epoch)
 	fz_seed(&r, e->seed, epoch, FZ_ROLE_PLAN, 0);
 	snprintf(e->dir, sizeof(e->dir), "%s/e%u", FZ_DIR, epoch);
 	fz_verdicts_benign();
-	rc = fz_filters_make(e, &r);
+	rc = fz_backings();
+	if (!rc)
+		rc = fz_filters_make(e, &r);
 	unfiltered = fz_unfiltered_runs(e);
 	wrong = fz_filter_count(false, 0, 1);
-	if (!rc)
-		rc = fz_backings();
 	if (!rc)
 		rc = fz_mounts(&r);
 	if (rc) {

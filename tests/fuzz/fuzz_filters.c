@@ -20,7 +20,8 @@
  * remount with root_bpf=. Its own oracle: replacing between the epoch's
  * maps succeeds or finds no filter running the old one (ENOENT), a remount
  * with root_bpf= succeeds exactly on the mounts that have a root filter,
- * and a map that is not attached, a detached one or a program is refused.
+ * and a map never attached or a program is refused (a detached map may be:
+ * the fix of 6.1's never freed maps accepts it, as it was).
  * The workers' oracle needs nothing of which filter ran: an op done under
  * a map without its member is one that any filter may do (a prefilter
  * that returns FUSE_BPF_BACKING), and each op runs under one map's ops,
@@ -193,7 +194,9 @@ void fz_filters_unload(void)
 /* A fuse_ops map of these members of fz's programs (fz2's: second), attached; its fd */
 static int fz_filter_create(bool second, uint32_t members)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, o, .btf_vmlinux_value_type_id = FL.value_type);
+	/* The kernel wants some BTF with a kernel struct's value: the object's */
+	LIBBPF_OPTS(bpf_map_create_opts, o, .btf_fd = bpf_object__btf_fd(FL.skel->obj),
+		    .btf_vmlinux_value_type_id = FL.value_type);
 	char *value = calloc(1, FL.value_size);
 	uint32_t zero = 0;
 	int fd, rc;
@@ -247,7 +250,7 @@ int fz_filters_make(struct fz_epoch *e, struct fz_rng *r)
 		if (f->fd < 0)
 			return f->fd;
 	}
-	fd = fz_filter_create(false, fz_members_plan(r));
+	fd = fz_filter_create(false, fz_members_plan(r) & ~e->unfiltered);
 	if (fd < 0)
 		return fd;
 	e->gone_map_fd = fd;
@@ -360,94 +363,152 @@ static void rp_oracle_fail(struct fz_epoch *e, struct fz_ring *ring, const char 
 		snprintf(e->sh->oracle, sizeof(e->sh->oracle), "replacer: %s", msg);
 }
 
-/* A map fd to name: mostly one of the epoch's filters; else one the kernel must refuse (*bad) */
-static int rp_pick(struct fz_epoch *e, struct fz_rng *r, bool *bad, char *what, size_t cap)
-{
-	uint32_t p = fz_below(r, 100);
-	int i = fz_below(r, e->nfilters);
+/* The replacer's state: which filter each mount's root runs, as far as it knows */
+struct rp {
+	struct fz_epoch *e;
+	struct fz_rng r;
+	struct fz_ring *ring;
+	int root[FZ_MAX_MOUNTS];	/* e->filter[] index, -1: none or not known */
+};
 
-	*bad = p >= 92;
-	if (p < 92) {
-		snprintf(what, cap, "filter %d", i);
-		return e->filter[i].fd;
+/* What rp_pick() gave: one of the epoch's filters, or not */
+enum rp_kind { RP_FILTER, RP_BAD, RP_DETACHED };
+
+/*
+ * A map fd to name: one of the epoch's filters (*i its index), or with
+ * bad_pct percent one that the kernel must refuse (a map never attached, a
+ * program) or one that it may refuse (a map attached and detached: the
+ * fix of 6.1's never freed maps accepts those), *i -1.
+ */
+static int rp_pick(struct rp *rp, uint32_t bad_pct, int *i, enum rp_kind *kind, char *what,
+		   size_t cap)
+{
+	struct fz_epoch *e = rp->e;
+	uint32_t p = fz_below(&rp->r, 100);
+
+	*i = -1;
+	*kind = p < bad_pct ? RP_BAD : RP_FILTER;
+	if (p >= bad_pct) {
+		*i = fz_below(&rp->r, e->nfilters);
+		snprintf(what, cap, "filter %d", *i);
+		return e->filter[*i].fd;
 	}
-	snprintf(what, cap, "%s", p < 95 ? "idle map" : p < 98 ? "detached map" : "member program");
-	return p < 95 ? e->idle_map_fd : p < 98 ? e->gone_map_fd : e->member_prog_fd;
+	p = fz_below(&rp->r, 3);
+	snprintf(what, cap, "%s", (const char *[]){ "idle map", "detached map", "member program" }[p]);
+	if (p == 1)
+		*kind = RP_DETACHED;
+	return p == 0 ? e->idle_map_fd : p == 1 ? e->gone_map_fd : e->member_prog_fd;
 }
 
-/* What the kernel must answer: done or ENOENT (nothing ran the old map), done, EINVAL */
-enum rp_expect { RP_REPLACE, RP_REMOUNT, RP_REFUSED };
+/*
+ * What the kernel must answer: done or ENOENT (nothing ran the old map),
+ * done, EINVAL, or any of these (a detached map)
+ */
+enum rp_expect { RP_REPLACE, RP_REMOUNT, RP_REFUSED, RP_ANY };
 
-/* Count a replacement's result, or fail the oracle with it */
-static void rp_check(struct fz_epoch *e, struct fz_ring *ring, const char *how,
-		     enum rp_expect want, int err)
+/* What to expect of a replacement naming maps of these kinds, when it works with filters */
+static enum rp_expect rp_expect(enum rp_kind a, enum rp_kind b, enum rp_expect good)
 {
-	static const char *const wanted[] = { "done or ENOENT", "done", "EINVAL" };
+	if (a == RP_BAD || b == RP_BAD)
+		return RP_REFUSED;
+	if (a == RP_DETACHED || b == RP_DETACHED)
+		return good == RP_REFUSED ? RP_REFUSED : RP_ANY;
+	return good;
+}
+
+/* Count a replacement's result, or fail the oracle with it; true when it was done */
+static bool rp_check(struct rp *rp, const char *how, enum rp_expect want, int err)
+{
+	static const char *const wanted[] = { "done or ENOENT", "done", "EINVAL", "done, ENOENT or EINVAL" };
+	struct fz_shared *sh = rp->e->sh;
 	uint32_t *count = NULL;
 
-	if (want == RP_REFUSED && err == EINVAL)
-		count = &e->sh->refused;
-	else if (want == RP_REPLACE && (!err || err == ENOENT))
-		count = err ? &e->sh->replace_none : &e->sh->replaced;
+	if ((want == RP_REFUSED || want == RP_ANY) && err == EINVAL)
+		count = &sh->refused;
+	else if ((want == RP_REPLACE || want == RP_ANY) && (!err || err == ENOENT))
+		count = err ? &sh->replace_none : &sh->replaced;
 	else if (want == RP_REMOUNT && !err)
-		count = &e->sh->remounted;
-	fz_done(ring, err ? -1 : 0, err);
+		count = &sh->remounted;
+	fz_done(rp->ring, err ? -1 : 0, err);
 	if (count)
 		__atomic_add_fetch(count, 1, __ATOMIC_RELAXED);
 	else
-		rp_oracle_fail(e, ring, "%s: %s, not %s", how, err ? strerror(err) : "done",
+		rp_oracle_fail(rp->e, rp->ring, "%s: %s, not %s", how, err ? strerror(err) : "done",
 			       wanted[want]);
+	return !err;
 }
 
-/* FUSE_DEV_IOC_BPF_REPLACE on a random connection's /dev/fuse */
-static void rp_ioctl(struct fz_epoch *e, struct fz_rng *r, struct fz_ring *ring)
+/*
+ * FUSE_DEV_IOC_BPF_REPLACE on a random connection's /dev/fuse: old mostly
+ * the map its root runs (when it has a root filter), new any.
+ */
+static void rp_ioctl(struct rp *rp)
 {
-	struct fz_mount *m = &e->m[fz_below(r, e->nmounts)];
+	int k = fz_below(&rp->r, rp->e->nmounts), oi, ni;
+	struct fz_mount *m = &rp->e->m[k];
+	enum rp_kind okind, nkind;
 	struct fuse_bpf_replace arg;
-	char how[128], old[24], new[24];
-	bool bad_old, bad_new;
+	char how[160], old[24], new[24];
 	int rc;
 
 	if (m->fuse_fd < 0)
 		return;
-	arg.old_fd = rp_pick(e, r, &bad_old, old, sizeof(old));
-	arg.new_fd = rp_pick(e, r, &bad_new, new, sizeof(new));
+	arg.old_fd = rp_pick(rp, 8, &oi, &okind, old, sizeof(old));
+	if (oi >= 0 && rp->root[k] >= 0 && fz_chance(&rp->r, 70)) {
+		oi = rp->root[k];
+		arg.old_fd = rp->e->filter[oi].fd;
+		snprintf(old, sizeof(old), "filter %d", oi);
+	}
+	arg.new_fd = rp_pick(rp, 8, &ni, &nkind, new, sizeof(new));
 	snprintf(how, sizeof(how), "ioctl BPF_REPLACE %s: %s by %s", m->path, old, new);
-	fz_log(ring, "%s", how);
+	fz_log(rp->ring, "%s", how);
 	rc = ioctl(m->fuse_fd, FUSE_DEV_IOC_BPF_REPLACE, &arg);
-	rp_check(e, ring, how, bad_old || bad_new ? RP_REFUSED : RP_REPLACE, rc ? errno : 0);
+	if (rp_check(rp, how, rp_expect(okind, nkind, RP_REPLACE), rc ? errno : 0) &&
+	    rp->root[k] == oi)
+		rp->root[k] = ni;
 }
 
-/* A remount with root_bpf=: works on a mount with a root filter, EINVAL on others */
-static void rp_remount(struct fz_epoch *e, struct fz_rng *r, struct fz_ring *ring)
+/*
+ * A remount with root_bpf=: works on a mount with a root filter, EINVAL on
+ * others. Seldom a map the kernel must refuse: the kernel logs each.
+ */
+static void rp_remount(struct rp *rp)
 {
-	struct fz_mount *m = &e->m[fz_below(r, e->nmounts)];
-	char opts[32], how[128], what[24];
-	bool bad;
-	int fd = rp_pick(e, r, &bad, what, sizeof(what)), rc;
+	int k = fz_below(&rp->r, rp->e->nmounts), i;
+	struct fz_mount *m = &rp->e->m[k];
+	char opts[32], how[160], what[24];
+	enum rp_kind kind;
+	int fd = rp_pick(rp, 2, &i, &kind, what, sizeof(what)), rc;
 
+	if (!m->used)
+		return;
 	snprintf(opts, sizeof(opts), "root_bpf=%d", fd);
 	snprintf(how, sizeof(how), "remount %s (%sroot filter) root_bpf= %s", m->path,
 		 m->filtered ? "" : "no ", what);
-	fz_log(ring, "%s", how);
+	fz_log(rp->ring, "%s", how);
 	rc = mount("tfuse", m->path, "fuse.tfuse", MS_REMOUNT, opts);
-	rp_check(e, ring, how, bad || !m->filtered ? RP_REFUSED : RP_REMOUNT, rc ? errno : 0);
+	if (rp_check(rp, how, rp_expect(kind, RP_FILTER, m->filtered ? RP_REMOUNT : RP_REFUSED),
+		     rc ? errno : 0))
+		rp->root[k] = i;
 }
 
 void fz_replacer(struct fz_epoch *e, struct fz_ring *ring, uint32_t gen)
 {
-	struct fz_rng r;
+	struct rp rp = { .e = e, .ring = ring };
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	fz_seed(&r, e->seed, e->epoch, FZ_ROLE_REPLACER, gen);
+	fz_seed(&rp.r, e->seed, e->epoch, FZ_ROLE_REPLACER, gen);
 	snprintf(ring->who, sizeof(ring->who), "replacer %u", gen);
 	ring->pid = getpid();
+	/* Restarted after a remount: what the roots run is not known then */
+	for (int k = 0; k < FZ_MAX_MOUNTS; k++)
+		rp.root[k] = !gen && k < e->nmounts && e->m[k].filtered ? e->m[k].root_filter : -1;
 	while (!*e->stop && e->nfilters && e->nmounts) {
-		if (fz_chance(&r, 70))
-			rp_ioctl(e, &r, ring);
+		if (fz_chance(&rp.r, 70))
+			rp_ioctl(&rp);
 		else
-			rp_remount(e, &r, ring);
-		usleep(1000 * fz_below(&r, 25));
+			rp_remount(&rp);
+		usleep(1000 * fz_below(&rp.r, 25));
 	}
 	_exit(0);
 }
