@@ -247,8 +247,10 @@ int fz_filters_make(struct fz_epoch *e, struct fz_rng *r)
 		f->second = fz_chance(r, 40);
 		f->members = fz_members_plan(r) & ~e->unfiltered;
 		f->fd = fz_filter_create(f->second, f->members);
-		if (f->fd < 0)
+		if (f->fd < 0) {
+			printf("# epoch %u: making filter %d: %s\n", e->epoch, e->nfilters, strerror(-f->fd));
 			return f->fd;
+		}
 	}
 	fd = fz_filter_create(false, fz_members_plan(r) & ~e->unfiltered);
 	if (fd < 0)
