@@ -171,7 +171,7 @@ $(foreach s,$(HVIEW_SUITES),$(eval LIBS_$(s) := -luring -laio))
 
 # make fuzz (tests/fuzz/): hostile servers, random verdicts (the filter
 # tests/fuzz/ffilter.bpf.c) and random system calls, in the guest.
-FUZZ_SRCS := tests/fuzz/fuzz.c tests/fuzz/fuzz_srv.c tests/fuzz/fuzz_ops.c
+FUZZ_SRCS := tests/fuzz/fuzz.c tests/fuzz/fuzz_srv.c tests/fuzz/fuzz_ops.c tests/fuzz/fuzz_filters.c
 FUZZ_BIN  := $(BUILD)/tests/fuzz/fuzz
 $(BUILD)/tests/ffilter.bpf.o: tests/fuzz/ffilter.bpf.c skel/vmlinux.h $(BPF_HEADERS)
 	$(call msg,CLANG,$@)

@@ -8,7 +8,11 @@
  * cleanly). Counters say what ran, so a run shows that filters were hit.
  *
  * struct fz_verdict and the FZV_* flags are repeated in tests/fuzz/fuzz.h.
- * Two programs, fz and fz2, each with its own rows of the table.
+ *
+ * Two struct_ops maps of struct fuse_ops, fz and fz2, each with all 31
+ * members and its own rows of the table. The fuzzer loads them but never
+ * attaches them: it builds each epoch's filters from their programs, maps
+ * with random subsets of the members (tests/fuzz/fuzz_filters.c).
  */
 #include "fusebpf.h"
 
@@ -40,7 +44,10 @@ struct {
 	__type(value, struct fz_verdict);
 } verdicts SEC(".maps");
 
-/* Runs by opcode: [op] prefilter, [64 + op] postfilter, [128 + op] entry filter. */
+/*
+ * Runs by the member's opcode: [op] prefilter, [64 + op] postfilter,
+ * [128 + op] entry filter.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 3 * FZ_MAX_OP);
@@ -55,6 +62,14 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } setargs SEC(".maps");
+
+/* Runs of a member for an opcode that is not its own: [0]; a kernel bug. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} wrong_member SEC(".maps");
 
 struct fz_buf {
 	char b[FZ_BUF];
@@ -111,12 +126,15 @@ static __always_inline void get_all(struct fuse_bpf_ctx *ctx)
 	bpf_fuse_get_arg(ctx, 0xffffffff, buf->b, FZ_BUF);
 }
 
-static __always_inline int fz_run(struct fuse_bpf_ctx *ctx, __u32 base)
+/* The member of opcode member_op, with the verdict rows from base on */
+static __always_inline int fz_run(struct fuse_bpf_ctx *ctx, __u32 base, __u32 member_op)
 {
 	__u32 op = fusebpf_op(ctx);
 	struct fz_verdict *v;
-	__u32 key = op < FZ_MAX_OP ? op : 0, row = base + key;
+	__u32 key = member_op < FZ_MAX_OP ? member_op : 0, row = base + key;
 
+	if (op != member_op)
+		bump(&wrong_member, 0);
 	v = bpf_map_lookup_elem(&verdicts, &row);
 	if (fusebpf_is_entry(ctx)) {
 		bump(&runs, 2 * FZ_MAX_OP + key);
@@ -146,22 +164,60 @@ static __always_inline int fz_run(struct fuse_bpf_ctx *ctx, __u32 base)
 	return v->pre;
 }
 
-SEC("fuse")
-int fz(struct fuse_bpf_ctx *ctx)
-{
-	return fz_run(ctx, 0);
-}
+/* FUSEBPF_OP(), with the member's opcode for fz_run() */
+#define FZ_OP(map, member, opcode, base)					\
+	SEC("struct_ops/" #member)						\
+	int BPF_PROG(map##_##member, struct fuse_bpf_ctx *fz_ctx)		\
+	{									\
+		return fz_run(fz_ctx, base, opcode);				\
+	}
+
+/* Every member (include/linux/fuse_bpf.h), with its opcode */
+#define FZ_ALL_OPS(map, base)							\
+	FZ_OP(map, lookup, FUSE_LOOKUP, base)					\
+	FZ_OP(map, getattr, FUSE_GETATTR, base)					\
+	FZ_OP(map, setattr, FUSE_SETATTR, base)					\
+	FZ_OP(map, readlink, FUSE_READLINK, base)				\
+	FZ_OP(map, symlink, FUSE_SYMLINK, base)					\
+	FZ_OP(map, mknod, FUSE_MKNOD, base)					\
+	FZ_OP(map, mkdir, FUSE_MKDIR, base)					\
+	FZ_OP(map, unlink, FUSE_UNLINK, base)					\
+	FZ_OP(map, rmdir, FUSE_RMDIR, base)					\
+	FZ_OP(map, rename2, FUSE_RENAME2, base)					\
+	FZ_OP(map, link, FUSE_LINK, base)					\
+	FZ_OP(map, open, FUSE_OPEN, base)					\
+	FZ_OP(map, read, FUSE_READ, base)					\
+	FZ_OP(map, write, FUSE_WRITE, base)					\
+	FZ_OP(map, statfs, FUSE_STATFS, base)					\
+	FZ_OP(map, release, FUSE_RELEASE, base)					\
+	FZ_OP(map, fsync, FUSE_FSYNC, base)					\
+	FZ_OP(map, setxattr, FUSE_SETXATTR, base)				\
+	FZ_OP(map, getxattr, FUSE_GETXATTR, base)				\
+	FZ_OP(map, listxattr, FUSE_LISTXATTR, base)				\
+	FZ_OP(map, removexattr, FUSE_REMOVEXATTR, base)				\
+	FZ_OP(map, flush, FUSE_FLUSH, base)					\
+	FZ_OP(map, opendir, FUSE_OPENDIR, base)					\
+	FZ_OP(map, readdir, FUSE_READDIR, base)					\
+	FZ_OP(map, releasedir, FUSE_RELEASEDIR, base)				\
+	FZ_OP(map, fsyncdir, FUSE_FSYNCDIR, base)				\
+	FZ_OP(map, access, FUSE_ACCESS, base)					\
+	FZ_OP(map, create, FUSE_CREATE, base)					\
+	FZ_OP(map, fallocate, FUSE_FALLOCATE, base)				\
+	FZ_OP(map, lseek, FUSE_LSEEK, base)					\
+	FZ_OP(map, copy_file_range, FUSE_COPY_FILE_RANGE, base)
+
+FZ_ALL_OPS(fz, 0)
+SEC(".struct_ops")
+struct fuse_ops fz = { FUSEBPF_ALL_MEMBERS(fz) };
 
 /*
- * The same filter with its own verdict rows: servers give it to some
- * directories (a LOOKUP reply's BPF entry, as fusebpfctl attach --at does)
- * and views to their root, so that renames and links cross between
- * subtrees of different programs.
+ * The same filter with its own verdict rows: servers give its members to
+ * some directories (a LOOKUP reply's BPF entry, as fusebpfctl attach --at
+ * does) and views to their root, so that renames and links cross between
+ * subtrees of different filters.
  */
-SEC("fuse")
-int fz2(struct fuse_bpf_ctx *ctx)
-{
-	return fz_run(ctx, FZ_MAX_OP);
-}
+FZ_ALL_OPS(fz2, FZ_MAX_OP)
+SEC(".struct_ops")
+struct fuse_ops fz2 = { FUSEBPF_ALL_MEMBERS(fz2) };
 
 char LICENSE[] SEC("license") = "GPL";

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * make fuzz, in the guest: epochs of fresh backing file systems and
- * fuse-bpf mounts, hostile servers (fuzz_srv.c), random filter verdicts
+ * fuse-bpf mounts, hostile servers (fuzz_srv.c), filters with random
+ * members (fuse_ops maps, fuzz_filters.c) replaced and with random verdicts
  * changed while workers (fuzz_ops.c) run random system calls on them.
  * After each epoch everything is taken down and checked: the kernel log
  * (tests/kernel-log-check.sh), the mounts and backing file systems
- * unmountable, ext4 clean (e2fsck -fn), the BPF programs back to what the
- * run holds. Prints TAP 13 (three cases) so make check can count it.
+ * unmountable, ext4 clean (e2fsck -fn), the BPF programs and fuse_ops maps
+ * back to what the run holds, no program run of a member that no filter of
+ * the epoch has, or for another op than its own. Prints TAP 13 (three
+ * cases) so make check can count it.
  *
  *   fuzz [-s SECONDS] [-S SEED] [-e EPOCH_SECONDS] [-w WORKERS] [-f FIRST_EPOCH] [-n EPOCHS]
  *        [-x KIND,...]
@@ -48,7 +51,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ffilter.skel.h"
 #include "fusebpf_uapi.h"
 #include "fuzz.h"
 #include "tap.h"
@@ -65,7 +67,9 @@
 #endif
 
 #define FZ_DIR "/tmp/fz"
-#define FZ_NRINGS (FZ_MAX_WORKERS + FZ_MAX_MOUNTS + 1)
+/* Rings: the workers', the servers', the replacer's, the policy changer's */
+#define FZ_NRINGS (FZ_MAX_WORKERS + FZ_MAX_MOUNTS + 2)
+#define FZ_RING_REPLACER (FZ_NRINGS - 2)
 /* Mount kinds of open bugs (fuzz_found's TODO cases), comma-separated: none */
 #define FZ_OPEN_BUGS ""
 
@@ -82,19 +86,20 @@ struct fz_opts {
 /* The whole run's state. */
 static struct {
 	struct fz_opts o;
-	struct ffilter_bpf *skel;
-	int sock_prog, nprogs_base, nprogs_run;
-	struct fz_ring *rings;	/* shared: workers, then servers, then the policy changer */
+	int sock_prog, nprogs_base, nprogs_run, nmaps_base, nmaps_run;
+	struct fz_ring *rings;	/* shared: workers, servers, the replacer, the policy changer */
 	volatile int *stop;
 	struct fz_shared *sh;
 	int kmsg;
 	char klog_check[512];
-	pid_t worker[FZ_MAX_WORKERS], policy;
+	pid_t worker[FZ_MAX_WORKERS], policy, replacer;
+	uint32_t replacer_gen;
 	struct fz_epoch e;
 	/* totals */
 	uint64_t ops, server_replies, restarts, aborts, remounts, mounts;
 	uint32_t epochs_done, killed;
 	uint64_t setid_checks, umount_busy, umount_done;
+	uint64_t replaced, replace_none, remounted, refused;
 	char problem[256];
 } F;
 
@@ -268,11 +273,6 @@ static void fz_policy(void)
 
 /* --- programs ------------------------------------------------------------------------ */
 
-static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
-}
-
 static int fz_count_progs(void)
 {
 	uint32_t id = 0;
@@ -283,53 +283,22 @@ static int fz_count_progs(void)
 	return n;
 }
 
-/* The filter, and a program of another type (a socket filter) for bad replies. */
+/* The filter's object, and a program of another type (a socket filter) for bad replies. */
 static int fz_load_programs(void)
 {
 	struct bpf_insn ret0[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	struct bpf_program *p;
-	char buf[32];
-	int type;
+	int rc;
 
-	if (read_file("/sys/fs/fuse/bpf_prog_type_fuse", buf, sizeof(buf)) <= 0)
+	if (access("/sys/fs/fuse/features/fuse_bpf", F_OK))
 		return -ENOENT;
-	type = atoi(buf);
-	libbpf_set_print(libbpf_quiet);
-	if (libbpf_register_prog_handler("fuse", type, 0, NULL) < 0)
-		return -EINVAL;
-	F.skel = ffilter_bpf__open();
-	if (!F.skel)
-		return -errno;
-	bpf_object__for_each_program(p, F.skel->obj)
-		bpf_program__set_type(p, type);
-	if (ffilter_bpf__load(F.skel))
-		return -EINVAL;
+	rc = fz_filters_load(&F.e);
+	if (rc)
+		return rc;
 	F.sock_prog = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "fz_sock", "GPL", ret0, 2, NULL);
-	if (F.sock_prog < 0)
-		return -errno;
-	F.e.prog_fd = bpf_program__fd(F.skel->progs.fz);
-	F.e.prog2_fd = bpf_program__fd(F.skel->progs.fz2);
-	F.e.verdict_fd = bpf_map__fd(F.skel->maps.verdicts);
-	return 0;
-}
-
-/* Sum a per-CPU counter of the filter's runs map over [from, to). */
-static uint64_t fz_runs(uint32_t from, uint32_t to)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v)), sum = 0;
-
-	for (uint32_t k = from; v && k < to; k++) {
-		if (bpf_map_lookup_elem(bpf_map__fd(F.skel->maps.runs), &k, v))
-			continue;
-		for (int c = 0; c < ncpu; c++)
-			sum += v[c];
-	}
-	free(v);
-	return sum;
+	return F.sock_prog < 0 ? -errno : 0;
 }
 
 /* --- the kernel log ------------------------------------------------------------------- */
@@ -597,7 +566,7 @@ static int fz_mount(struct fz_mount *m)
 		n += snprintf(opts + n, sizeof(opts) - n, ",root_dir=%d", dirfd);
 		if (m->filtered)
 			n += snprintf(opts + n, sizeof(opts) - n, ",root_bpf=%d",
-				      m->filter2 ? F.e.prog2_fd : F.e.prog_fd);
+				      F.e.filter[m->root_filter].fd);
 		if (m->no_daemon)
 			snprintf(opts + n, sizeof(opts) - n, ",no_daemon");
 	}
@@ -719,7 +688,7 @@ static int fz_mounts(struct fz_rng *r)
 		if (fz_excluded(m->kind))
 			return -EINVAL;	/* every kind excluded */
 		m->filtered = m->kind != FZ_SERVED && fz_chance(r, 80);
-		m->filter2 = m->filtered && fz_chance(r, 30);
+		m->root_filter = fz_below(r, e->nfilters);
 		m->no_daemon = m->kind != FZ_SERVED && fz_chance(r, 30);
 		m->bad_pct = (int[]){ 2, 10, 30, 70 }[fz_below(r, 4)];
 		m->drop_pct = fz_chance(r, 60) ? 0 : (int)fz_below(r, 4);
@@ -794,7 +763,8 @@ static void fz_pool(void)
 	fz_pool_add("/dev/null", open("/dev/null", O_RDWR | O_CLOEXEC));
 	fz_pool_add("memfd", memfd_create("fz", MFD_CLOEXEC));
 	fz_pool_add("socket prog", dup(F.sock_prog));
-	fz_pool_add("fuse prog", dup(e->prog_fd));
+	fz_pool_add("fuse_ops map", dup(e->filter[0].fd));
+	fz_pool_add("member prog", dup(e->member_prog_fd));
 	fz_pool_add("map", dup(e->verdict_fd));
 	for (int i = 0; i < e->nmounts; i++) {
 		struct fz_mount *m = &e->m[i];
@@ -820,6 +790,23 @@ static void fz_pool_close(void)
 
 /* --- an epoch -------------------------------------------------------------------------- */
 
+/* The replacer, with the driver's fds as they are now (a remount changes them) */
+static void fz_replacer_start(void)
+{
+	F.replacer = fork();
+	if (F.replacer == 0)
+		fz_replacer(&F.e, &F.rings[FZ_RING_REPLACER], F.replacer_gen);
+	F.replacer_gen++;
+}
+
+/* Before a remount: the replacer's fds will be stale (it is reaped with the epoch's strays) */
+static void fz_replacer_kill(void)
+{
+	if (F.replacer > 0)
+		kill(F.replacer, SIGKILL);
+	F.replacer = -1;
+}
+
 static void fz_start_workers(void)
 {
 	for (int i = 0; i < F.e.nworkers; i++) {
@@ -838,6 +825,8 @@ static void fz_start_workers(void)
 	F.policy = fork();
 	if (F.policy == 0)
 		fz_policy();
+	F.replacer_gen = 0;
+	fz_replacer_start();
 }
 
 /* Abort m's connection and mount it afresh, with a new server. */
@@ -847,6 +836,7 @@ static void fz_remount(struct fz_mount *m, const char *why)
 
 	printf("# epoch %u: %s (%s) aborted and mounted afresh: %s\n", e->epoch, m->path,
 	       fz_kind_name(m), why);
+	fz_replacer_kill();
 	fz_abort(m);
 	fz_kill(m);
 	if (m->fuse_fd >= 0)
@@ -860,6 +850,7 @@ static void fz_remount(struct fz_mount *m, const char *why)
 		m->restarts++;
 		fz_start_server(m, m - e->m);
 	}
+	fz_replacer_start();
 }
 
 /* Now and then during the epoch: a server killed and restarted, a connection aborted and remounted. */
@@ -936,6 +927,7 @@ static int fz_stop_all(void)
 	for (int i = 0; i < e->nworkers; i++)
 		fz_reap(&F.worker[i], deadline);
 	fz_reap(&F.policy, deadline);
+	fz_reap(&F.replacer, deadline);
 	/* Requests a server read and never answered: only an abort ends them */
 	for (int i = 0; i < e->nmounts; i++) {
 		fz_abort(&e->m[i]);
@@ -948,6 +940,7 @@ static int fz_stop_all(void)
 		}
 	if (F.policy > 0)
 		kill(F.policy, SIGKILL);
+	fz_replacer_kill();
 	deadline = fz_now() + 30;
 	fz_reap(&F.policy, deadline);
 	for (int i = 0; i < e->nworkers; i++)
@@ -967,10 +960,10 @@ static int fz_stop_all(void)
 		usleep(20000);
 	}
 	if (left < 0) {
-		printf("# epoch %u: a worker's child still alive 30 s after the aborts and SIGKILL; blocked tasks:\n",
-		       e->epoch);
+		printf("# epoch %u: a worker's child or a replacer still alive 30 s after the aborts and SIGKILL; "
+		       "blocked tasks:\n", e->epoch);
 		write_file("/proc/sysrq-trigger", "w", 1);
-		fz_problem("a worker's child would not die (a hang)");
+		fz_problem("a worker's child or a replacer would not die (a hang)");
 		return -1;
 	}
 	if (left) {
@@ -983,11 +976,38 @@ static int fz_stop_all(void)
 	return 0;
 }
 
+/*
+ * After the unmounts and the epoch's filters detached and closed: the
+ * run's programs and fuse_ops maps (the object's), nothing the kernel
+ * kept. Programs and maps are freed after an RCU grace period or so.
+ */
+static int fz_leak_check(bool report)
+{
+	int progs = 0, maps = 0;
+
+	for (int tries = 0; tries < 50; tries++) {
+		progs = fz_count_progs();
+		maps = fz_count_fuse_ops_maps();
+		if (progs == F.nprogs_run && maps == F.nmaps_run)
+			return 0;
+		usleep(100000);
+	}
+	if (!report)
+		return -1;
+	if (progs != F.nprogs_run)
+		fz_problem("%d BPF programs after the epoch, %d before (leaked references)", progs,
+			   F.nprogs_run);
+	else
+		fz_problem("%d fuse_ops maps after the epoch's unmounts and its maps' detach and close, "
+			   "%d before (the kernel kept a filter)", maps, F.nmaps_run);
+	return -1;
+}
+
 /* Unmount everything of the epoch and check that nothing was left holding it. */
 static int fz_teardown(void)
 {
 	struct fz_epoch *e = &F.e;
-	int rc = 0, n;
+	int rc = 0;
 
 	fz_pool_close();
 	for (int i = e->nmounts - 1; i >= 0; i--) {
@@ -1018,17 +1038,32 @@ static int fz_teardown(void)
 		fz_problem("e2fsck -fn: the ext4 backing is damaged");
 		rc = -1;
 	}
-	/* Programs are freed after an RCU grace period or so */
-	for (int tries = 0; (n = fz_count_progs()) != F.nprogs_run && tries < 50; tries++)
-		usleep(100000);
-	if (n != F.nprogs_run) {
-		if (!rc)
-			fz_problem("%d BPF programs after the epoch, %d before (leaked references)", n,
-				   F.nprogs_run);
+	fz_filters_drop(e);
+	if (fz_leak_check(!rc))
 		rc = -1;
-	}
 	nftw(e->dir, fz_rm, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 	return rc;
+}
+
+/* The epoch's filters, and the members none of them has */
+static void fz_filters_line(void)
+{
+	struct fz_epoch *e = &F.e;
+	char desc[512], one[160];
+	size_t n = 0;
+
+	for (int i = 0; i < e->nfilters && n < sizeof(desc); i++) {
+		fz_filter_desc(&e->filter[i], one, sizeof(one));
+		n += snprintf(desc + n, sizeof(desc) - n, "%s%d: %s", i ? "; " : "", i, one);
+	}
+	printf("# epoch %u: filters %s\n", e->epoch, desc);
+	if (!e->unfiltered)
+		return;
+	n = 0;
+	for (uint32_t i = 0; i < FZ_MEMBERS && n < sizeof(desc); i++)
+		if (e->unfiltered & 1u << i)
+			n += snprintf(desc + n, sizeof(desc) - n, " %s", fz_member_name(i));
+	printf("# epoch %u: in no filter (their programs must not run):%s\n", e->epoch, desc);
 }
 
 static void fz_epoch_line(void)
@@ -1042,23 +1077,66 @@ static void fz_epoch_line(void)
 
 		n += snprintf(desc + n, sizeof(desc) - n, "%s%s", i ? "; " : "", fz_kind_name(m));
 		if (m->kind != FZ_SERVED)
-			n += snprintf(desc + n, sizeof(desc) - n, " of %s%s%s",
-				      m->backing + strlen(e->dir) + 1,
-				      m->filter2 ? " filtered (fz2)" : m->filtered ? " filtered" : "",
-				      m->no_daemon ? " no_daemon" : "");
+			n += snprintf(desc + n, sizeof(desc) - n, " of %s",
+				      m->backing + strlen(e->dir) + 1);
+		if (m->filtered)
+			n += snprintf(desc + n, sizeof(desc) - n, " filter %d", m->root_filter);
+		if (m->no_daemon)
+			n += snprintf(desc + n, sizeof(desc) - n, " no_daemon");
 		if (m->fuse_fd >= 0)
 			n += snprintf(desc + n, sizeof(desc) - n, " bad %d%% drop %d%%", m->bad_pct,
 				      m->drop_pct);
 	}
 	printf("# epoch %u: %s; %d workers\n", e->epoch, desc, e->nworkers);
+	fz_filters_line();
 	fflush(stdout);
+}
+
+/* The epoch's counts of what the workers and the replacer did, into the run's */
+static void fz_epoch_counts(void)
+{
+	struct fz_shared *sh = F.sh;
+
+	if (sh->setid_checks || sh->umount_busy || sh->umount_done)
+		printf("# epoch %u: %u set-id execs checked; backing umounts under watches: %u busy, %u let through\n",
+		       F.e.epoch, sh->setid_checks, sh->umount_busy, sh->umount_done);
+	printf("# epoch %u: filters replaced %u times by the ioctl (%u found none running the old), %u by "
+	       "remounts; %u refused as they must be\n", F.e.epoch, sh->replaced, sh->replace_none,
+	       sh->remounted, sh->refused);
+	F.setid_checks += sh->setid_checks;
+	F.umount_busy += sh->umount_busy;
+	F.umount_done += sh->umount_done;
+	F.replaced += sh->replaced;
+	F.replace_none += sh->replace_none;
+	F.remounted += sh->remounted;
+	F.refused += sh->refused;
+}
+
+/*
+ * After the epoch: no program ran for a member that no filter had, and
+ * none for an op that is not its member's (counters before the epoch given).
+ */
+static int fz_member_check(uint64_t unfiltered, uint64_t wrong)
+{
+	uint64_t u = fz_unfiltered_runs(&F.e), w = fz_filter_count(false, 0, 1);
+
+	if (u != unfiltered) {
+		fz_problem("%" PRIu64 " runs of the programs of members that no filter of the epoch has",
+			   u - unfiltered);
+		return -1;
+	}
+	if (w != wrong) {
+		fz_problem("%" PRIu64 " runs of a member's program for another op", w - wrong);
+		return -1;
+	}
+	return 0;
 }
 
 static int fz_epoch(uint32_t epoch)
 {
 	struct fz_epoch *e = &F.e;
 	struct fz_rng r;
-	uint64_t ops = 0, replies = 0;
+	uint64_t ops = 0, replies = 0, unfiltered, wrong;
 	uint32_t killed, last[FZ_MAX_WORKERS];
 	time_t end, since[FZ_MAX_WORKERS];
 	double t0, t1, t2, t3;
@@ -1074,6 +1152,10 @@ static int fz_epoch(uint32_t epoch)
 	snprintf(e->dir, sizeof(e->dir), "%s/e%u", FZ_DIR, epoch);
 	fz_verdicts_benign();
 	rc = fz_backings();
+	if (!rc)
+		rc = fz_filters_make(e, &r);
+	unfiltered = fz_unfiltered_runs(e);
+	wrong = fz_filter_count(false, 0, 1);
 	if (!rc)
 		rc = fz_mounts(&r);
 	if (rc) {
@@ -1113,16 +1195,12 @@ static int fz_epoch(uint32_t epoch)
 		fz_dump_all();
 		return -1;
 	}
-	if (F.sh->setid_checks || F.sh->umount_busy || F.sh->umount_done)
-		printf("# epoch %u: %u set-id execs checked; backing umounts under watches: %u busy, %u let through\n",
-		       epoch, F.sh->setid_checks, F.sh->umount_busy, F.sh->umount_done);
+	fz_epoch_counts();
 	if (getenv("FUZZ_DUMP_RINGS"))	/* debugging the fuzzer: every epoch's last operations */
 		fz_dump_all();
-	F.setid_checks += F.sh->setid_checks;
-	F.umount_busy += F.sh->umount_busy;
-	F.umount_done += F.sh->umount_done;
 	rc = fz_teardown();
 	rc |= fz_kernel_log_check();
+	rc |= fz_member_check(unfiltered, wrong);
 	if (F.sh->oracle[0]) {
 		fz_problem("%.*s", (int)sizeof(F.sh->oracle), F.sh->oracle);
 		rc = -1;
@@ -1247,22 +1325,30 @@ static int fz_setup(void)
 	if (run("truncate -s 32M %s/pristine.img && mkfs.ext4 -q -F -b 4096 %s/pristine.img", FZ_DIR, FZ_DIR))
 		return -EIO;
 	F.nprogs_base = fz_count_progs();
+	F.nmaps_base = fz_count_fuse_ops_maps();
 	rc = fz_load_programs();
 	F.nprogs_run = fz_count_progs();
+	F.nmaps_run = fz_count_fuse_ops_maps();
 	return rc;
 }
 
+/* After the last epoch's unmounts and the object closed: no program, no fuse_ops map left */
 static int fz_final_leaks(void)
 {
-	int n = 0;
+	int n = 0, maps = 0;
 
-	ffilter_bpf__destroy(F.skel);
-	F.skel = NULL;
+	fz_filters_unload();
 	close(F.sock_prog);
-	for (int tries = 0; (n = fz_count_progs()) != F.nprogs_base && tries < 50; tries++)
+	for (int tries = 0; tries < 50; tries++) {
+		n = fz_count_progs();
+		maps = fz_count_fuse_ops_maps();
+		if (n == F.nprogs_base && maps == F.nmaps_base)
+			break;
 		usleep(100000);
-	if (n != F.nprogs_base) {
-		printf("# %d BPF programs at the end, %d before the run\n", n, F.nprogs_base);
+	}
+	if (n != F.nprogs_base || maps != F.nmaps_base) {
+		printf("# %d BPF programs and %d fuse_ops maps at the end, %d and %d before the run\n", n,
+		       maps, F.nprogs_base, F.nmaps_base);
 		return -1;
 	}
 	if (umount2(FZ_DIR, 0)) {
@@ -1306,15 +1392,18 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	pre = fz_runs(0, FZ_MAX_OP);
-	post = fz_runs(FZ_MAX_OP, 2 * FZ_MAX_OP);
-	entry = fz_runs(2 * FZ_MAX_OP, 3 * FZ_MAX_OP);
+	pre = fz_filter_count(true, 0, FZ_MAX_OP);
+	post = fz_filter_count(true, FZ_MAX_OP, 2 * FZ_MAX_OP);
+	entry = fz_filter_count(true, 2 * FZ_MAX_OP, 3 * FZ_MAX_OP);
 	printf("# %u epochs, %" PRIu64 " mounts (%" PRIu64 " remounted after an abort), %" PRIu64
 	       " system calls, %" PRIu64 " server replies, %" PRIu64 " server restarts; filter runs: %" PRIu64
 	       " pre, %" PRIu64 " post, %" PRIu64 " entry\n",
 	       F.epochs_done, F.mounts, F.remounts, F.ops, F.server_replies, F.restarts, pre, post, entry);
 	printf("# %" PRIu64 " set-id execs checked against the backing; backing umounts under watches: %" PRIu64
 	       " refused (busy), %" PRIu64 " let through\n", F.setid_checks, F.umount_busy, F.umount_done);
+	printf("# filters replaced: %" PRIu64 " by the ioctl (%" PRIu64 " found none running the old map), %"
+	       PRIu64 " by remounts with root_bpf=; %" PRIu64 " refused as they must be\n", F.replaced,
+	       F.replace_none, F.remounted, F.refused);
 	printf("%sok 1 fuzz-epochs seed %#" PRIx64 "%s%s\n", bad ? "not " : "", F.o.seed,
 	       bad ? ": " : "", bad ? F.problem : "");
 	if (bad) {
@@ -1329,7 +1418,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* A run that never reached the kernel's fuse-bpf paths proves nothing */
-	rc = F.ops > 1000 * F.epochs_done && F.server_replies && pre && post && entry;
+	rc = F.ops > 1000 * F.epochs_done && F.server_replies && pre && post && entry &&
+	     F.replaced + F.remounted;
 	printf("%sok 3 fuzz-did-work\n", rc ? "" : "not ");
 	return rc ? 0 : 1;
 }

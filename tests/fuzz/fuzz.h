@@ -4,7 +4,8 @@
  * random system calls on fresh fuse-bpf mounts, on the debug kernel.
  *
  * One run is a sequence of epochs. Each epoch gets fresh backing file
- * systems and mounts, its servers, workers and a policy changer, all
+ * systems and mounts, its filters (fuse_ops maps with random members), its
+ * servers, workers, a policy changer and a filter replacer, all
  * seeded from (FUZZ_SEED, epoch, role, index): the same seed makes the same
  * choices (the interleaving is the scheduler's). fuzz.c drives the epochs
  * and checks the kernel log and for leaks; fuzz_srv.c is the server,
@@ -57,7 +58,7 @@ static inline void fz_seed(struct fz_rng *r, uint64_t seed, uint32_t epoch, uint
 	fz_next(r);
 }
 
-enum fz_role { FZ_ROLE_PLAN, FZ_ROLE_WORKER, FZ_ROLE_SERVER, FZ_ROLE_POLICY };
+enum fz_role { FZ_ROLE_PLAN, FZ_ROLE_WORKER, FZ_ROLE_SERVER, FZ_ROLE_POLICY, FZ_ROLE_REPLACER };
 
 /* --- the ring of recent operations, per process, in shared memory --------------- */
 
@@ -100,8 +101,8 @@ struct fz_mount {
 	enum fz_kind kind;
 	bool used;
 	bool no_daemon;
-	bool filtered;		/* root_bpf= the filter */
-	bool filter2;		/* ... its second program (fz2: its own verdict rows) */
+	bool filtered;		/* root_bpf= one of the epoch's filters */
+	int root_filter;	/* ... which (e->filter[]), when mounted */
 	int fuse_fd;		/* the driver's copy (-1 for no_daemon) */
 	pid_t server;
 	uint32_t restarts;
@@ -131,6 +132,18 @@ struct fz_verdict {
 	uint32_t size;
 };
 
+/* --- the epoch's filters (fuzz_filters.c) ---------------------------------------- */
+
+#define FZ_MEMBERS	31	/* of struct fuse_ops */
+#define FZ_FILTERS	4	/* at most, an epoch */
+
+/* A fuse_ops map of the epoch: some members of fz's programs or of fz2's */
+struct fz_filter {
+	int fd;
+	bool second;		/* fz2's programs (their own verdict rows) */
+	uint32_t members;	/* bit i: member i of struct fuse_ops */
+};
+
 /*
  * Shared by the epoch's processes (one page after the rings): the stop
  * flag, counters of the new operations' outcomes, and the first oracle
@@ -141,6 +154,10 @@ struct fz_shared {
 	uint32_t setid_checks;		/* set-id execs whose euid/egid were compared */
 	uint32_t umount_busy;		/* backing umounts under watches refused (EBUSY) */
 	uint32_t umount_done;		/* ... let through (and the backing mounted again) */
+	uint32_t replaced;		/* FUSE_DEV_IOC_BPF_REPLACE that switched filters */
+	uint32_t replace_none;		/* ... that found no filter running the old map */
+	uint32_t remounted;		/* remounts with root_bpf= that switched the root's */
+	uint32_t refused;		/* either, refused as they must be (not a filter, none) */
 	char oracle[512];
 };
 
@@ -155,9 +172,13 @@ struct fz_epoch {
 	int nmounts;
 	struct fz_poolfd pool[FZ_MAX_POOL];
 	int npool;
-	int prog_fd;		/* the fuse filter */
-	int prog2_fd;		/* its second program, for other directories */
-	int verdict_fd;		/* its table */
+	struct fz_filter filter[FZ_FILTERS];	/* what root_bpf=, servers and the replacer name */
+	int nfilters;
+	uint32_t unfiltered;	/* members that no filter of the epoch has (their programs never run) */
+	int idle_map_fd;	/* a fuse_ops map never attached (fz): refused */
+	int gone_map_fd;	/* one attached and detached: refused */
+	int member_prog_fd;	/* a program of a member, not a map: refused */
+	int verdict_fd;		/* the filter's table */
 	int nworkers;
 	volatile int *stop;	/* shared: the workers and the policy changer stop */
 	struct fz_shared *sh;	/* shared */
@@ -171,6 +192,26 @@ int fz_mount_spare(struct fz_epoch *e);
 extern unsigned char *fz_id_bin;
 extern size_t fz_id_len;
 #define FZ_SETID_UID 1000	/* an owner that is neither root nor the unprivileged workers */
+
+/* fuzz_filters.c: the filter's object and its run-long state */
+int fz_filters_load(struct fz_epoch *e);
+void fz_filters_unload(void);
+/* The epoch's filters (planned with r), and their end (detached, closed) */
+int fz_filters_make(struct fz_epoch *e, struct fz_rng *r);
+void fz_filters_drop(struct fz_epoch *e);
+/* fuse_ops maps that exist now (of any process) */
+int fz_count_fuse_ops_maps(void);
+/* A counter of the filter's programs (runs, wrong_member), summed over CPUs */
+uint64_t fz_filter_count(bool runs, uint32_t from, uint32_t to);
+/* The opcode and name of member i of struct fuse_ops */
+uint32_t fz_member_opcode(uint32_t i);
+const char *fz_member_name(uint32_t i);
+/* Describe f (for the epoch line) */
+void fz_filter_desc(const struct fz_filter *f, char *buf, size_t cap);
+/* Runs, in any phase, of the members no filter of the epoch has */
+uint64_t fz_unfiltered_runs(const struct fz_epoch *e);
+/* fuzz_filters.c: the replacer; never returns */
+void fz_replacer(struct fz_epoch *e, struct fz_ring *ring, uint32_t gen);
 
 /* fuzz_srv.c: serve m until the connection ends; never returns. */
 void fz_server(struct fz_epoch *e, struct fz_mount *m, uint32_t idx);

@@ -1056,8 +1056,8 @@ static long op_setid(struct wk *w)
 
 /*
  * Between two directories of one mount: a served mount's server backs "sub"
- * and "d" (and what it finds in them) with fz, fz2 or no filter, a view's
- * root has one of them; rename (plain, RENAME_NOREPLACE, RENAME_EXCHANGE,
+ * and "d" (and what it finds in them) with one of the epoch's filters or
+ * none, a view's root has one of them (and the replacer switches them); rename (plain, RENAME_NOREPLACE, RENAME_EXCHANGE,
  * RENAME_WHITEOUT), link, and a rename back.
  */
 static long op_xrename(struct wk *w)

@@ -3,8 +3,9 @@
  * The hostile FUSE server of make fuzz. It answers LOOKUP with random
  * replies, well-formed and not: backing entries naming fds of every kind
  * (from the epoch's pool, or the same name in a backing file system), BPF
- * entries naming the filter, a program of another type, a map or no fd at
- * all, random entry counts, types, modes, sizes and node ids, through the
+ * entries naming one of the epoch's filters (fuse_ops maps with random
+ * members), a map that is not attached or no longer, a member's program, a
+ * program of another type, a map or no fd at all, random entry counts, types, modes, sizes and node ids, through the
  * ioctl or through write(), with wrong lengths. Server filter requests get
  * their arguments echoed, changed or refused; other requests plausible or
  * broken answers. Some requests get an answer to a wrong unique first,
@@ -199,29 +200,44 @@ static uint64_t srv_backing_fd(struct srv *s, const char *name, int *opened, con
 	return FZ_PICK(&s->r, odd);
 }
 
-/* The fd of a BPF entry: usually the filter. */
+/*
+ * The fd of a BPF entry: usually one of the epoch's filters (fuse_ops maps
+ * with random members), else a map or program the kernel must refuse.
+ */
 static uint64_t srv_bpf_fd(struct srv *s, const char **what)
 {
+	static const char *const names[] = { "filter 0", "filter 1", "filter 2", "filter 3" };
 	int pct = fz_below(&s->r, 100);
+	struct fz_epoch *e = s->e;
 	struct fz_poolfd *p;
 
-	if (pct < 40 || !s->e->npool) {
-		*what = "filter";
-		return s->e->prog_fd;
+	if (pct < 70 || !e->npool) {
+		int i = fz_below(&s->r, e->nfilters);
+
+		*what = names[i];
+		return e->filter[i].fd;
 	}
-	if (pct < 70) {
-		*what = "filter fz2";
-		return s->e->prog2_fd;
+	if (pct < 73) {
+		*what = "idle fuse_ops map";
+		return e->idle_map_fd;
 	}
-	if (pct < 75) {
-		*what = "verdict map";
-		return s->e->verdict_fd;
+	if (pct < 76) {
+		*what = "detached fuse_ops map";
+		return e->gone_map_fd;
+	}
+	if (pct < 78) {
+		*what = "member program";
+		return e->member_prog_fd;
 	}
 	if (pct < 80) {
+		*what = "verdict map";
+		return e->verdict_fd;
+	}
+	if (pct < 84) {
 		*what = "no fd";
 		return fz_chance(&s->r, 50) ? (uint64_t)-1 : 77777;
 	}
-	p = &s->e->pool[fz_below(&s->r, s->e->npool)];
+	p = &e->pool[fz_below(&s->r, e->npool)];
 	*what = p->what;
 	return p->fd;
 }
