@@ -37,6 +37,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -47,13 +48,6 @@
 #include "fusebpf_uapi.h"
 #include "fuzz.h"
 
-#ifndef FUSE_DEV_IOC_BPF_REPLACE	/* include/uapi/linux/fuse.h, patch 73 */
-struct fuse_bpf_replace {
-	uint32_t old_fd;
-	uint32_t new_fd;
-};
-#define FUSE_DEV_IOC_BPF_REPLACE _IOW(229, 126, struct fuse_bpf_replace)
-#endif
 
 /* struct fuse_ops's members in order (include/linux/fuse_bpf.h), checked against the BTF */
 static const struct {
@@ -379,8 +373,8 @@ enum rp_kind { RP_FILTER, RP_BAD, RP_DETACHED };
 /*
  * A map fd to name: one of the epoch's filters (*i its index), or with
  * bad_pct percent one that the kernel must refuse (a map never attached, a
- * program) or one that it may refuse (a map attached and detached: the
- * fix of 6.1's never freed maps accepts those), *i -1.
+ * program) or one it must take (a map attached and detached since: the
+ * loader detaches every map), *i -1.
  */
 static int rp_pick(struct rp *rp, uint32_t bad_pct, int *i, enum rp_kind *kind, char *what,
 		   size_t cap)
@@ -413,8 +407,6 @@ static enum rp_expect rp_expect(enum rp_kind a, enum rp_kind b, enum rp_expect g
 {
 	if (a == RP_BAD || b == RP_BAD)
 		return RP_REFUSED;
-	if (a == RP_DETACHED || b == RP_DETACHED)
-		return good == RP_REFUSED ? RP_REFUSED : RP_ANY;
 	return good;
 }
 
@@ -449,7 +441,7 @@ static void rp_ioctl(struct rp *rp)
 	int k = fz_below(&rp->r, rp->e->nmounts), oi, ni;
 	struct fz_mount *m = &rp->e->m[k];
 	enum rp_kind okind, nkind;
-	struct fuse_bpf_replace arg;
+	struct fuse_bpf_replace arg = {};
 	char how[160], old[24], new[24];
 	int rc;
 
@@ -470,9 +462,26 @@ static void rp_ioctl(struct rp *rp)
 		rp->root[k] = ni;
 }
 
+/* root_bpf=@fd by fsconfig() on the mount at @path: 0 or an errno */
+static int rp_reconfigure(const char *path, int fd)
+{
+	int fs = fspick(AT_FDCWD, path, FSPICK_CLOEXEC), err = 0;
+	char val[16];
+
+	snprintf(val, sizeof(val), "%d", fd);
+	if (fs < 0 || fsconfig(fs, FSCONFIG_SET_STRING, "root_bpf", val, 0) ||
+	    fsconfig(fs, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0))
+		err = errno;
+	if (fs >= 0)
+		close(fs);
+	return err;
+}
+
 /*
- * A remount with root_bpf=: works on a mount with a root filter, EINVAL on
- * others. Seldom a map the kernel must refuse: the kernel logs each.
+ * root_bpf= by fsconfig(): works on a mount with a root filter, EINVAL on
+ * others. Seldom a map the kernel must refuse: the kernel logs each. Now
+ * and then a legacy mount(MS_REMOUNT) with root_bpf=, which must succeed
+ * and change nothing (the root keeps what it runs).
  */
 static void rp_remount(struct rp *rp)
 {
@@ -480,17 +489,24 @@ static void rp_remount(struct rp *rp)
 	struct fz_mount *m = &rp->e->m[k];
 	char opts[32], how[160], what[24];
 	enum rp_kind kind;
-	int fd = rp_pick(rp, 2, &i, &kind, what, sizeof(what)), rc;
+	int fd = rp_pick(rp, 2, &i, &kind, what, sizeof(what)), err;
 
 	if (!m->used)
 		return;
-	snprintf(opts, sizeof(opts), "root_bpf=%d", fd);
-	snprintf(how, sizeof(how), "remount %s (%sroot filter) root_bpf= %s", m->path,
+	if (fz_chance(&rp->r, 10)) {
+		snprintf(opts, sizeof(opts), "root_bpf=%d", fd);
+		snprintf(how, sizeof(how), "legacy remount %s root_bpf= %s", m->path, what);
+		fz_log(rp->ring, "%s", how);
+		err = mount("tfuse", m->path, "fuse.tfuse", MS_REMOUNT, opts) ? errno : 0;
+		rp_check(rp, how, RP_REMOUNT, err);
+		return;
+	}
+	snprintf(how, sizeof(how), "fsconfig %s (%sroot filter) root_bpf= %s", m->path,
 		 m->filtered ? "" : "no ", what);
 	fz_log(rp->ring, "%s", how);
-	rc = mount("tfuse", m->path, "fuse.tfuse", MS_REMOUNT, opts);
+	err = rp_reconfigure(m->path, fd);
 	if (rp_check(rp, how, rp_expect(kind, RP_FILTER, m->filtered ? RP_REMOUNT : RP_REFUSED),
-		     rc ? errno : 0))
+		     err))
 		rp->root[k] = i;
 }
 

@@ -28,15 +28,6 @@
 #include "fusebpf_loader.h"
 #include "fusebpf_uapi.h"
 
-#ifndef FUSE_DEV_IOC_BPF_REPLACE	/* include/uapi/linux/fuse.h, patch 73 */
-struct fuse_bpf_replace {
-	uint32_t old_fd;
-	uint32_t new_fd;
-	uint32_t flags;
-	uint32_t padding;
-};
-#define FUSE_DEV_IOC_BPF_REPLACE _IOW(229, 126, struct fuse_bpf_replace)
-#endif
 #include "kfilter.skel.h"
 #include "tap.h"
 #include "tfuse.h"
