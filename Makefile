@@ -140,7 +140,14 @@ $(FORGE_OBJS): $(BUILD)/tests/kfilter_forge_%.bpf.o: tests/bpf/kfilter_forge.bpf
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FILTER_CFLAGS) -DFORGE_MAP=$(if $(filter m%,$*),1,0) \
 		-DFORGE_SET=$(if $(filter %s,$*),1,0) -c $< -o $@
-$(BUILD)/tests/guest/bpf: $(KFILTER_OBJS) $(FORGE_OBJS) $(BUILD)/tests/kfilter.skel.h tests/lib/fusebpf_uapi.h \
+# kfilter_retslot.bpf.c once per member whose index is a tracing attach type
+RETSLOT_OBJS := $(foreach m,fsyncdir access create,$(BUILD)/tests/kfilter_retslot_$(m).bpf.o)
+$(RETSLOT_OBJS): $(BUILD)/tests/kfilter_retslot_%.bpf.o: tests/bpf/kfilter_retslot.bpf.c skel/vmlinux.h \
+		$(BPF_HEADERS)
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FILTER_CFLAGS) -DMEMBER=$* -DMEMBER_NAME='"$*"' -c $< -o $@
+$(BUILD)/tests/guest/bpf: $(KFILTER_OBJS) $(FORGE_OBJS) $(RETSLOT_OBJS) $(BUILD)/tests/kfilter.skel.h tests/lib/fusebpf_uapi.h \
 	cli/fuse_uapi.h $(LOADER)
 $(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
 $(BUILD)/tests/guest/filters: $(LOADER)

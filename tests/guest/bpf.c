@@ -1075,6 +1075,92 @@ static int ioc_replace(int devfd, int old_fd, int new_fd)
 	return ioctl(devfd, FUSE_DEV_IOC_BPF_REPLACE, &r) ? -errno : 0;
 }
 
+/*
+ * The members whose index is a tracing attach type with a return value
+ * (fsyncdir, access, create: tests/bpf/kfilter_retslot.bpf.c) read the
+ * slot after their argument: refused, it is stale kernel stack.
+ */
+static int t_ret_slot_refused(void)
+{
+	static const char *const member[] = { "fsyncdir", "access", "create" };
+	static char log[65536];
+	struct bpf_object *obj = NULL;
+	int ret = TAP_FAIL, err = 0;
+	char name[64];
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	libbpf_set_print(libbpf_quiet);
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "kfilter_retslot_%s", member[i]);
+		log[0] = '\0';
+		obj = load_named(name, log, sizeof(log), &err);
+		EXPECT(obj, "open %s.bpf.o: %s", name, strerror(-err));
+		EXPECT(err < 0, "%s: a member read the return value slot", member[i]);
+		EXPECT(strstr(log, "doesn't have 2-th argument"), "%s: verifier log: %s", member[i],
+		       log);
+		bpf_object__close(obj);
+		obj = NULL;
+	}
+	ret = TAP_OK;
+out:
+	bpf_object__close(obj);
+	return ret;
+}
+
+/*
+ * A replacement decides about names the old filter allowed and the dentry
+ * cache holds: "secret" (looked up), "dir/secret" (looked up below a
+ * directory held open) and "made" (created through the view) are absent
+ * once a filter that hides them replaces one that did not, for a stat,
+ * an open and a walk from the held directory. No prune of unused dentries
+ * helps here: the ioctl does none.
+ */
+static int t_replace_reaches_cached_names(void)
+{
+	struct kfilter_bpf *skel = NULL;
+	int ret = TAP_FAIL, dirfd = -1, devfd = -1, held = -1, fd;
+	char opts[128];
+	struct stat st;
+
+	SETUP(skel);
+	dirfd = open(back, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	EXPECT(dirfd >= 0);
+	snprintf(opts, sizeof(opts), "root_dir=%d,root_bpf=%d,no_daemon,allow_other", dirfd,
+		 bpf_map__fd(skel->maps.count_only));
+	devfd = tfuse_mount(mnt, opts);
+	EXPECT(devfd >= 0, "mount: %s", strerror(-devfd));
+	held = open(in(mnt, "dir"), O_RDONLY | O_DIRECTORY);
+	EXPECT(held >= 0, "open dir: %s", strerror(errno));
+	EXPECT(stat(in(mnt, "secret"), &st) == 0 && fstatat(held, "secret", &st, 0) == 0);
+	EXPECT(run("rm %s/dir/sub/secret", back) == 0);
+	fd = open(in(mnt, "dir/sub/secret"), O_CREAT | O_WRONLY, 0644);
+	EXPECT(fd >= 0, "create through the view: %s", strerror(errno));
+	close(fd);
+	EXPECT(ioc_replace(devfd, bpf_map__fd(skel->maps.count_only),
+			   bpf_map__fd(skel->maps.hide_secret)) == 0, "replace: %s", strerror(errno));
+	EXPECT(stat(in(mnt, "secret"), &st) == -1 && errno == ENOENT, "cached secret: %s",
+	       strerror(errno));
+	EXPECT(open(in(mnt, "secret"), O_RDONLY) == -1 && errno == ENOENT);
+	EXPECT(fstatat(held, "secret", &st, 0) == -1 && errno == ENOENT,
+	       "secret from the held directory: %s", strerror(errno));
+	EXPECT(stat(in(mnt, "dir/sub/secret"), &st) == -1 && errno == ENOENT,
+	       "a name created before the replacement: %s", strerror(errno));
+	EXPECT(stat(in(mnt, "dir/sub/public"), &st) == 0, "public: %s", strerror(errno));
+	EXPECT(fstatat(held, "sub/public", &st, 0) == 0);
+	ret = TAP_OK;
+out:
+	if (held >= 0)
+		close(held);
+	cleanup();
+	if (devfd >= 0)
+		close(devfd);
+	if (dirfd >= 0)
+		close(dirfd);
+	filters_destroy(skel);
+	return ret;
+}
+
 /* FUSE_DEV_IOC_BPF_REPLACE on the mount's /dev/fuse fd */
 static int t_ioc_replace(void)
 {
@@ -1631,6 +1717,8 @@ static const struct tap_case cases[] = {
 	{ "dev_ioctl_bpf_replace", t_ioc_replace },
 	{ "kfunc_from_tcp_congestion_ops_refused", t_kfunc_from_foreign_struct_ops_refused },
 	{ "forged_ctx_refused", t_forged_ctx_refused },
+	{ "replace_reaches_cached_names", t_replace_reaches_cached_names },
+	{ "ret_slot_refused", t_ret_slot_refused },
 	{ "percpu_counts_match_scripted_ops", t_percpu_counts },
 	{ "server_prefilter_decides_open", t_server_prefilter },
 	{ "server_postfilter_changes_getattr", t_server_postfilter },
