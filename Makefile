@@ -58,7 +58,11 @@ kernel: deps
 kernel-debug: deps
 	$(Q)KERNEL_FLAVOR=debug kernel/build.sh
 
+# Only the cache's vmlinux is make kernel's: a VMLINUX= given on the command
+# line (another kernel's BTF) is never rebuilt from here.
+ifneq ($(origin VMLINUX),command line)
 $(VMLINUX): kernel
+endif
 
 # make series-check: every prefix of kernel/series applies, builds fs/fuse and
 # kernel/bpf with no new W=1 warning, passes checkpatch --strict, and keeps
@@ -241,12 +245,14 @@ $(BUILD)/tests/cli_reject.bpf.o: tests/guest/cli_reject.bpf.c
 
 # tests/guest/mounts is a script: it mounts, as an administrator would, what
 # make install put in $(STAGE) (DESTDIR; the unit test checks its unit too).
+# The install below never builds a kernel: make's -o is not passed down to a
+# sub-make, and what install needs is built by now.
 STAGE := $(BUILD)/tests/stage
 $(STAGE).stamp: $(BUILD)/fusebpfctl $(BPF_OBJS) $(BUILD)/fusebpf.service docs/fusebpfctl.8 \
 		docs/mount.fusebpf.8 cli/fusebpfctl.bash-completion Makefile
 	$(call msg,INSTALL,$(STAGE))
-	$(Q)rm -rf $(STAGE) && $(MAKE) -s --no-print-directory install DESTDIR=$(CURDIR)/$(STAGE) \
-		>$(STAGE).log && touch $@
+	$(Q)rm -rf $(STAGE) && $(MAKE) -s --no-print-directory -o kernel -o kernel-debug install \
+		DESTDIR=$(CURDIR)/$(STAGE) >$(STAGE).log && touch $@
 $(BUILD)/tests/guest/mounts: tests/guest/mounts.sh $(STAGE).stamp
 	$(call msg,GEN,$@)
 	@mkdir -p $(@D)
