@@ -274,8 +274,8 @@ $(BUILD)/tests/cli_reject.bpf.o: tests/guest/cli_reject.bpf.c skel/vmlinux.h $(B
 
 # tests/guest/mounts is a script: it mounts, as an administrator would, what
 # make install put in $(STAGE) (DESTDIR; the unit test checks its unit too).
-# The kernel is this make's business: -o keeps the sub-make from building it
-# ($(VMLINUX) depends on the phony target kernel, and -o is not inherited).
+# The install below never builds a kernel: make's -o is not passed down to a
+# sub-make, and what install needs is built by now.
 STAGE := $(BUILD)/tests/stage
 $(STAGE).stamp: $(BUILD)/fusebpfctl $(BPF_OBJS) $(BUILD)/fusebpf.service docs/fusebpfctl.8 \
 		docs/mount.fusebpf.8 cli/fusebpfctl.bash-completion Makefile

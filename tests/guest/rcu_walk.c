@@ -117,6 +117,22 @@ static double since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) + (t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/*
+ * A view of a/b/c/file (5 bytes), unserved; returns a directory fd on its
+ * root (walks from it stay in RCU walk: an absolute path would leave it at
+ * the guest's 9p root), or -errno.
+ */
+static int abc_view(void)
+{
+	int fd;
+
+	if (run("mkdir -p %s/a/b/c && printf 12345 > %s/a/b/c/file", E.back, E.back) ||
+	    hf_mount(false))
+		return -EIO;
+	fd = open(E.mnt, O_RDONLY | O_DIRECTORY);
+	return fd < 0 ? -errno : fd;
+}
+
 /* How long RCU walk trusts a backing seq that ref walk recorded (FUSE_BACKING_SEQ_TTL) */
 #define SEQ_TTL_SECONDS 10
 
@@ -201,10 +217,8 @@ static int t_backing_seq_expires(void)
 	struct stat st;
 
 	SETUP(HF_TMPFS, NULL);
-	EXPECT(run("mkdir -p %s/a/b/c && printf 12345 > %s/a/b/c/file", E.back, E.back) == 0);
-	EXPECT(hf_mount(false) == 0);
-	mfd = open(E.mnt, O_RDONLY | O_DIRECTORY);
-	EXPECT(mfd >= 0, "open %s: %s", E.mnt, strerror(errno));
+	mfd = abc_view();
+	EXPECT(mfd >= 0, "the view of a/b/c/file: %s", strerror(-mfd));
 	for (int i = 0; i < 2; i++)
 		EXPECT(fstatat(mfd, "a/b/c/file", &st, 0) == 0, "stat: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -364,10 +378,8 @@ static int t_rcu_walk_stores_nothing(void)
 	struct stat st;
 
 	SETUP(HF_TMPFS, NULL);
-	EXPECT(run("mkdir -p %s/a/b/c && printf 12345 > %s/a/b/c/file", E.back, E.back) == 0);
-	EXPECT(hf_mount(false) == 0);
-	mfd = open(E.mnt, O_RDONLY | O_DIRECTORY);
-	EXPECT(mfd >= 0, "open %s: %s", E.mnt, strerror(errno));
+	mfd = abc_view();
+	EXPECT(mfd >= 0, "the view of a/b/c/file: %s", strerror(-mfd));
 	/* Twice: a lookup, then a ref walk revalidation that may record state */
 	for (int i = 0; i < 2; i++) {
 		EXPECT(fstatat(mfd, "a/b/c/file", &st, 0) == 0, "stat: %s", strerror(errno));
