@@ -969,25 +969,45 @@ static struct bpf_object *load_named(const char *name, char *log, size_t logsz, 
 }
 
 /*
+ * Load tests/bpf/<name>.bpf.o, which the verifier must refuse with @why in
+ * its log: 0, or -1 with what happened in @log (the verifier's log, or a
+ * line of ours).
+ */
+static int expect_refused(const char *name, const char *why, char *log, size_t logsz)
+{
+	struct bpf_object *obj;
+	int err = 0;
+
+	log[0] = '\0';
+	libbpf_set_print(libbpf_quiet);
+	obj = load_named(name, log, logsz, &err);
+	if (!obj) {
+		snprintf(log, logsz, "open %s.bpf.o: %s", name, strerror(-err));
+		return -1;
+	}
+	bpf_object__close(obj);
+	if (err >= 0) {
+		snprintf(log, logsz, "%s was loaded", name);
+		return -1;
+	}
+	return strstr(log, why) ? 0 : -1;
+}
+
+/*
  * A member that writes its context (tests/bpf/kfilter_ctxw.bpf.c): the
  * context is read-only, which the verifier enforces at load.
  */
 static int t_ctx_write_rejected(void)
 {
 	static char log[65536];
-	struct bpf_object *obj = NULL;
-	int ret = TAP_FAIL, err = 0;
+	int ret = TAP_FAIL;
 
 	if (!have_fuse_ops())
 		SKIP("kernel without struct fuse_ops");
-	libbpf_set_print(libbpf_quiet);
-	obj = load_named("kfilter_ctxw", log, sizeof(log), &err);
-	EXPECT(obj, "open kfilter_ctxw.bpf.o: %s", strerror(-err));
-	EXPECT(err < 0, "a member writing its context was loaded");
-	EXPECT(strstr(log, "only read is supported"), "verifier log: %s", log);
+	EXPECT(expect_refused("kfilter_ctxw", "only read is supported", log, sizeof(log)) == 0,
+	       "a member writing its context: %s", log);
 	ret = TAP_OK;
 out:
-	bpf_object__close(obj);
 	return ret;
 }
 
@@ -1019,19 +1039,14 @@ out:
 static int t_kfunc_from_foreign_struct_ops_refused(void)
 {
 	static char log[262144];
-	struct bpf_object *obj = NULL;
-	int ret = TAP_FAIL, err = 0;
+	int ret = TAP_FAIL;
 
 	if (!have_fuse_ops())
 		SKIP("kernel without struct fuse_ops");
-	libbpf_set_print(libbpf_quiet);
-	obj = load_named("kfilter_kfunc_cc", log, sizeof(log), &err);
-	EXPECT(obj, "open kfilter_kfunc_cc.bpf.o: %s", strerror(-err));
-	EXPECT(err < 0, "a congestion control calling bpf_fuse_get_arg on a sock was loaded");
-	EXPECT(strstr(log, "fuse_bpf_ctx"), "verifier log: %s", log);
+	EXPECT(expect_refused("kfilter_kfunc_cc", "fuse_bpf_ctx", log, sizeof(log)) == 0,
+	       "a congestion control calling bpf_fuse_get_arg on a sock: %s", log);
 	ret = TAP_OK;
 out:
-	bpf_object__close(obj);
 	return ret;
 }
 
@@ -1044,27 +1059,19 @@ static int t_forged_ctx_refused(void)
 {
 	static const char *const variant[] = { "sg", "ss", "mg", "ms" };
 	static char log[262144];
-	struct bpf_object *obj = NULL;
-	int ret = TAP_FAIL, err = 0;
+	int ret = TAP_FAIL;
 	char name[64];
 
 	if (!have_fuse_ops())
 		SKIP("kernel without struct fuse_ops");
-	libbpf_set_print(libbpf_quiet);
 	for (int i = 0; i < 4; i++) {
 		snprintf(name, sizeof(name), "kfilter_forge_%s", variant[i]);
-		log[0] = '\0';
-		obj = load_named(name, log, sizeof(log), &err);
-		EXPECT(obj, "open %s.bpf.o: %s", name, strerror(-err));
-		EXPECT(err < 0, "%s: a forged struct fuse_bpf_ctx was taken by a kfunc", name);
-		EXPECT(strstr(log, "fuse_bpf_ctx must point to scalar"), "%s: verifier log: %s",
-		       name, log);
-		bpf_object__close(obj);
-		obj = NULL;
+		EXPECT(expect_refused(name, "fuse_bpf_ctx must point to scalar", log,
+				      sizeof(log)) == 0,
+		       "%s: a forged struct fuse_bpf_ctx for a kfunc: %s", name, log);
 	}
 	ret = TAP_OK;
 out:
-	bpf_object__close(obj);
 	return ret;
 }
 
@@ -1084,27 +1091,18 @@ static int t_ret_slot_refused(void)
 {
 	static const char *const member[] = { "fsyncdir", "access", "create" };
 	static char log[65536];
-	struct bpf_object *obj = NULL;
-	int ret = TAP_FAIL, err = 0;
+	int ret = TAP_FAIL;
 	char name[64];
 
 	if (!have_fuse_ops())
 		SKIP("kernel without struct fuse_ops");
-	libbpf_set_print(libbpf_quiet);
 	for (int i = 0; i < 3; i++) {
 		snprintf(name, sizeof(name), "kfilter_retslot_%s", member[i]);
-		log[0] = '\0';
-		obj = load_named(name, log, sizeof(log), &err);
-		EXPECT(obj, "open %s.bpf.o: %s", name, strerror(-err));
-		EXPECT(err < 0, "%s: a member read the return value slot", member[i]);
-		EXPECT(strstr(log, "doesn't have 2-th argument"), "%s: verifier log: %s", member[i],
-		       log);
-		bpf_object__close(obj);
-		obj = NULL;
+		EXPECT(expect_refused(name, "doesn't have 2-th argument", log, sizeof(log)) == 0,
+		       "%s: a member reading the return value slot: %s", member[i], log);
 	}
 	ret = TAP_OK;
 out:
-	bpf_object__close(obj);
 	return ret;
 }
 
