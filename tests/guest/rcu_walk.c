@@ -33,7 +33,6 @@
 /* --- walks through a filtered view stay in RCU walk ------------------------------ */
 
 #define KPROBE_EVENTS "/sys/kernel/tracing/kprobe_events"
-#define REVAL_EVENT "/sys/kernel/tracing/events/kprobes/hf_reval/enable"
 #define LOOKUP_RCU 0x40
 /* Names longer than a dentry's inline name: their copies are allocated and freed */
 #define LONG_NAME	"a-name-longer-than-the-inline-32-bytes-of-a-dentry"
@@ -74,26 +73,49 @@ static int count_revalidations(long *rcu, long *ref)
 	return 0;
 }
 
-/* Trace fuse_revalidate_backing() from here on: 0, or -errno (no kprobe events). */
-static int reval_trace_start(void)
+/* A kprobe event @name on @func, enabled; -ENOENT when the kernel has none. */
+static int kprobe_add(const char *name, const char *func)
 {
-	int rc;
+	char def[128], path[160];
 
-	write_str(REVAL_EVENT, "0", 0);
-	write_str(KPROBE_EVENTS, "-:hf_reval", O_APPEND);
-	rc = write_str(KPROBE_EVENTS, "p:hf_reval fuse_revalidate_backing flags=%si:x32",
-		       O_APPEND);
-	if (!rc)
-		rc = write_str("/sys/kernel/tracing/trace", "", O_TRUNC);
-	if (!rc)
-		rc = write_str(REVAL_EVENT, "1", 0);
-	return rc;
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/kprobes/%s/enable", name);
+	write_str(path, "0", 0);
+	snprintf(def, sizeof(def), "-:%s", name);
+	write_str(KPROBE_EVENTS, def, O_APPEND);
+	snprintf(def, sizeof(def), "p:%s %s", name, func);
+	if (write_str(KPROBE_EVENTS, def, O_APPEND))
+		return -ENOENT;
+	return write_str(path, "1", 0);
 }
 
-static void reval_trace_stop(void)
+static void kprobe_off(const char *name)
 {
-	write_str(REVAL_EVENT, "0", 0);
-	write_str(KPROBE_EVENTS, "-:hf_reval", O_APPEND);
+	char path[160];
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/kprobes/%s/enable", name);
+	write_str(path, "0", 0);
+}
+
+/* Disabled and removed (which also empties the trace). */
+static void kprobe_del(const char *name)
+{
+	char def[128];
+
+	kprobe_off(name);
+	snprintf(def, sizeof(def), "-:%s", name);
+	write_str(KPROBE_EVENTS, def, O_APPEND);
+}
+
+/*
+ * Trace fuse_revalidate_backing() (event hf_reval, its flags) from here on,
+ * the trace emptied: 0, -ENOENT when the kernel has no kprobe events, or
+ * another -errno.
+ */
+static int reval_trace_start(void)
+{
+	int rc = kprobe_add("hf_reval", "fuse_revalidate_backing flags=%si:x32");
+
+	return rc ?: write_str("/sys/kernel/tracing/trace", "", O_TRUNC);
 }
 
 /* Revalidations traced by one fstatat(): how many in RCU walk, how many not. */
@@ -144,35 +166,31 @@ static int abc_view(void)
  */
 static int t_walk_stays_rcu(void)
 {
-	int ret = TAP_FAIL, fd, cwd = -1, mfd = -1;
+	int ret = TAP_FAIL, fd, cwd = -1, mfd = -1, rc;
 	long rcu = -1, ref = -1, access0, expiries;
 	struct timespec t0;
 	struct stat st;
 	char buf[8];
 
 	SETUP(HF_TMPFS, NULL);
-	EXPECT(run("mkdir -p %s/a/b/c && printf 12345 > %s/a/b/c/file", E.back, E.back) == 0);
-	EXPECT(hf_mount(false) == 0);
+	mfd = abc_view();
+	EXPECT(mfd >= 0, "the view of a/b/c/file: %s", strerror(-mfd));
 	/* Looked up, then revalidated once in ref walk (which records d_seq) */
 	for (int i = 0; i < 2; i++)
-		EXPECT(stat(M("a/b/c/file"), &st) == 0, "stat: %s", strerror(errno));
+		EXPECT(fstatat(mfd, "a/b/c/file", &st, 0) == 0, "stat: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (reval_trace_start())
+	rc = reval_trace_start();
+	if (rc == -ENOENT)
 		SKIP("no kprobe events in this kernel");
+	EXPECT(rc == 0, "enabling the kprobe: %s", strerror(-rc));
 	access0 = NOTE(NOTE_ACCESS);
-	/*
-	 * From a directory fd in the view: an absolute path would leave RCU
-	 * walk at its first component already, in the guest's 9p root.
-	 */
-	mfd = open(E.mnt, O_RDONLY | O_DIRECTORY);
-	EXPECT(mfd >= 0, "open %s: %s", E.mnt, strerror(errno));
 	for (int i = 0; i < 50; i++) {
 		EXPECT(fstatat(mfd, "a/b/c/file", &st, 0) == 0 && st.st_size == 5);
 		fd = openat(mfd, "a/b/c/file", O_RDONLY);
 		EXPECT(fd >= 0 && read(fd, buf, sizeof(buf)) == 5, "open/read: %s", strerror(errno));
 		close(fd);
 	}
-	write_str(REVAL_EVENT, "0", 0);
+	kprobe_off("hf_reval");
 	/* A slow guest may pass a recorded seq's expiry: 4 in ref walk each time */
 	expiries = (long)(since(&t0) / SEQ_TTL_SECONDS);
 	EXPECT(count_revalidations(&rcu, &ref) == 0);
@@ -195,7 +213,7 @@ out:
 		close(cwd);
 	if (mfd >= 0)
 		close(mfd);
-	reval_trace_stop();
+	kprobe_del("hf_reval");
 	hf_teardown();
 	return ret;
 }
@@ -211,8 +229,8 @@ out:
  */
 static int t_backing_seq_expires(void)
 {
+	int ret = TAP_FAIL, mfd = -1, rc;
 	long rcu = -1, ref = -1;
-	int ret = TAP_FAIL, mfd = -1;
 	struct timespec t0;
 	struct stat st;
 
@@ -222,8 +240,10 @@ static int t_backing_seq_expires(void)
 	for (int i = 0; i < 2; i++)
 		EXPECT(fstatat(mfd, "a/b/c/file", &st, 0) == 0, "stat: %s", strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (reval_trace_start())
+	rc = reval_trace_start();
+	if (rc == -ENOENT)
 		SKIP("no kprobe events in this kernel");
+	EXPECT(rc == 0, "enabling the kprobe: %s", strerror(-rc));
 	EXPECT(traced_stat(mfd, "a/b/c/file", &rcu, &ref) == 0);
 	EXPECT(since(&t0) < SEQ_TTL_SECONDS, "the guest took %.1f s for a stat", since(&t0));
 	EXPECT(rcu >= 4 && ref == 0, "warm walk: %ld in RCU walk, %ld in ref walk", rcu, ref);
@@ -239,7 +259,7 @@ static int t_backing_seq_expires(void)
 out:
 	if (mfd >= 0)
 		close(mfd);
-	reval_trace_stop();
+	kprobe_del("hf_reval");
 	hf_teardown();
 	return ret;
 }
@@ -307,39 +327,6 @@ static int set_cfg_uid(uint32_t op, uint32_t flags, int pre_ret, uid_t uid)
 	return bpf_map_update_elem(bpf_map__fd(E.skel->maps.cfg), &op, &c, BPF_ANY);
 }
 
-/* A kprobe event @name on @func, enabled; -ENOENT when the kernel has none. */
-static int kprobe_add(const char *name, const char *func)
-{
-	char def[128], path[160];
-
-	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/kprobes/%s/enable", name);
-	write_str(path, "0", 0);
-	snprintf(def, sizeof(def), "-:%s", name);
-	write_str(KPROBE_EVENTS, def, O_APPEND);
-	snprintf(def, sizeof(def), "p:%s %s", name, func);
-	if (write_str(KPROBE_EVENTS, def, O_APPEND))
-		return -ENOENT;
-	return write_str(path, "1", 0);
-}
-
-static void kprobe_off(const char *name)
-{
-	char path[160];
-
-	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/kprobes/%s/enable", name);
-	write_str(path, "0", 0);
-}
-
-/* Disabled and removed (which also empties the trace). */
-static void kprobe_del(const char *name)
-{
-	char def[128];
-
-	kprobe_off(name);
-	snprintf(def, sizeof(def), "-:%s", name);
-	write_str(KPROBE_EVENTS, def, O_APPEND);
-}
-
 /* Hits of kprobe event @name in the trace, by this process only. */
 static long count_hits(const char *name)
 {
@@ -374,7 +361,7 @@ static long count_hits(const char *name)
 static int t_rcu_walk_stores_nothing(void)
 {
 	long rcu = -1, ref = -1, snaps = -1, iflags = -1;
-	int ret = TAP_FAIL, fd, mfd = -1;
+	int ret = TAP_FAIL, fd, mfd = -1, rc;
 	struct stat st;
 
 	SETUP(HF_TMPFS, NULL);
@@ -385,12 +372,10 @@ static int t_rcu_walk_stores_nothing(void)
 		EXPECT(fstatat(mfd, "a/b/c/file", &st, 0) == 0, "stat: %s", strerror(errno));
 		EXPECT(FAILS(fstatat(mfd, "a/b/c/" LONG_NAME, &st, 0), ENOENT));
 	}
-	write_str(REVAL_EVENT, "0", 0);
-	write_str(KPROBE_EVENTS, "-:hf_reval", O_APPEND);
-	if (write_str(KPROBE_EVENTS, "p:hf_reval fuse_revalidate_backing flags=%si:x32", O_APPEND))
+	rc = reval_trace_start();
+	if (rc == -ENOENT)
 		SKIP("no kprobe events in this kernel");
-	EXPECT(write_str("/sys/kernel/tracing/trace", "", O_TRUNC) == 0);
-	EXPECT(write_str(REVAL_EVENT, "1", 0) == 0, "enabling the kprobe: %s", strerror(errno));
+	EXPECT(rc == 0, "enabling the kprobe: %s", strerror(-rc));
 	EXPECT(kprobe_add("hf_snap", "take_dentry_name_snapshot") == 0);
 	EXPECT(kprobe_add("hf_iflags", "inode_set_flags") == 0);
 	for (int i = 0; i < 20; i++) {
@@ -400,7 +385,7 @@ static int t_rcu_walk_stores_nothing(void)
 		EXPECT(FAILS(fstatat(mfd, "a/b/c/" LONG_NAME, &st, 0), ENOENT));
 	}
 	/* Disabled, not removed: removing an event empties the trace */
-	write_str(REVAL_EVENT, "0", 0);
+	kprobe_off("hf_reval");
 	kprobe_off("hf_snap");
 	kprobe_off("hf_iflags");
 	EXPECT(count_revalidations(&rcu, &ref) == 0);
@@ -414,8 +399,7 @@ static int t_rcu_walk_stores_nothing(void)
 out:
 	if (mfd >= 0)
 		close(mfd);
-	write_str(REVAL_EVENT, "0", 0);
-	write_str(KPROBE_EVENTS, "-:hf_reval", O_APPEND);
+	kprobe_del("hf_reval");
 	kprobe_del("hf_snap");
 	kprobe_del("hf_iflags");
 	hf_teardown();
