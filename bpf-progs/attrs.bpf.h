@@ -2,8 +2,8 @@
 /*
  * attrs.bpf.h - the attrs policy: the modes and owners the user sees.
  *
- * attr_rules maps a name to a rule (the all-zero name: the rule for every
- * other node). The postfilters of LOOKUP (struct fuse_entry_out), GETATTR
+ * attr_rules (attr_rules_long for long names) maps a name to a rule (the
+ * all-zero name: the rule for every other node). The postfilters of LOOKUP (struct fuse_entry_out), GETATTR
  * and SETATTR (struct fuse_attr_out) apply it to the attributes returned;
  * the backing file is never changed. GETATTR carries no name, so LOOKUP
  * remembers which name each backing inode number was found by
@@ -18,9 +18,16 @@
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FUSEBPF_ATTR_RULES_MAX);
-	__type(key, struct fusebpf_name);
+	__type(key, struct fusebpf_sname);
 	__type(value, struct fusebpf_attr_rule);
 } attr_rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FUSEBPF_ATTR_RULES_MAX);
+	__type(key, struct fusebpf_name);
+	__type(value, struct fusebpf_attr_rule);
+} attr_rules_long SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -48,15 +55,23 @@ static __always_inline bool attrs_apply(const struct fusebpf_attr_rule *r, struc
 	return changed;
 }
 
-/* The rule for name n, else the rule for everything; n is zeroed by the latter. */
-static __always_inline struct fusebpf_attr_rule *attrs_rule(struct fusebpf_name *n)
+/* The rule for every node without one of its own (the all-zero name). */
+static __always_inline struct fusebpf_attr_rule *attrs_default_rule(void)
 {
-	struct fusebpf_attr_rule *r = bpf_map_lookup_elem(&attr_rules, n);
+	struct fusebpf_sname every = {};
 
-	if (r)
-		return r;
-	__builtin_memset(n, 0, sizeof(*n));
-	return bpf_map_lookup_elem(&attr_rules, n);
+	return bpf_map_lookup_elem(&attr_rules, &every);
+}
+
+/* The rule for name n (of length len, 0 for none), else the rule for every node. */
+static __always_inline struct fusebpf_attr_rule *attrs_rule(const struct fusebpf_name *n,
+							    long len)
+{
+	struct fusebpf_attr_rule *r = NULL;
+
+	if (len > 0)
+		r = fusebpf_name_lookup(&attr_rules, &attr_rules_long, n, len);
+	return r ?: attrs_default_rule();
 }
 
 /* Prefilter: ask for the postfilter where there are attributes to rewrite. */
@@ -86,8 +101,8 @@ static __noinline __attribute__((unused)) int attrs_post_lookup(struct fuse_bpf_
 	if (len > 0 && e.attr.ino)
 		bpf_map_update_elem(&attr_inodes, &e.attr.ino, &n, BPF_ANY);
 	else
-		__builtin_memset(&n, 0, sizeof(n));
-	r = attrs_rule(&n);
+		len = 0;
+	r = attrs_rule(&n, len);
 	if (r && attrs_apply(r, &e.attr) && !fusebpf_set(ctx, FUSE_BPF_OUT_ARG(0), &e))
 		fusebpf_count(ctx, rewritten);
 	return 0;
@@ -97,17 +112,18 @@ static __noinline __attribute__((unused)) int attrs_post_attr(struct fuse_bpf_ct
 {
 	struct fusebpf_attr_rule *r = NULL;
 	struct fuse_attr_out o;
-	struct fusebpf_name *known, n;
+	struct fusebpf_name *known;
 
 	if (fusebpf_get(ctx, FUSE_BPF_OUT_ARG(0), &o) < (long)sizeof(o))
 		return 0;
+	/* A known name is zero-filled: short if its last short byte is 0. */
 	known = bpf_map_lookup_elem(&attr_inodes, &o.attr.ino);
 	if (known)
-		r = bpf_map_lookup_elem(&attr_rules, known);
-	if (!r) {
-		__builtin_memset(&n, 0, sizeof(n));
-		r = bpf_map_lookup_elem(&attr_rules, &n);
-	}
+		r = known->name[FUSEBPF_NAME_SHORT - 1] ?
+		    bpf_map_lookup_elem(&attr_rules_long, known->name) :
+		    bpf_map_lookup_elem(&attr_rules, known->name);
+	if (!r)
+		r = attrs_default_rule();
 	if (r && attrs_apply(r, &o.attr) && !fusebpf_set(ctx, FUSE_BPF_OUT_ARG(0), &o))
 		fusebpf_count(ctx, rewritten);
 	return 0;

@@ -28,9 +28,16 @@
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FUSEBPF_DENY_ALLOW_MAX);
-	__type(key, struct fusebpf_name);
+	__type(key, struct fusebpf_sname);
 	__type(value, __u32);
 } deny_allow SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FUSEBPF_DENY_ALLOW_MAX);
+	__type(key, struct fusebpf_name);
+	__type(value, __u32);
+} deny_allow_long SEC(".maps");
 
 /*
  * A refusal, unless the caller is excepted (then 0: go on). In audit mode
@@ -59,10 +66,11 @@ static __always_inline int deny_verdict(struct fuse_bpf_ctx *ctx)
 static __always_inline bool deny_name_allowed(struct fuse_bpf_ctx *ctx, int arg)
 {
 	struct fusebpf_name n;
+	long len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(arg), &n);
 
-	if (fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(arg), &n) <= 0)
+	if (len <= 0)
 		return false;
-	return bpf_map_lookup_elem(&deny_allow, &n) != NULL;
+	return fusebpf_name_lookup(&deny_allow, &deny_allow_long, &n, len) != NULL;
 }
 
 static __always_inline bool deny_fh_allowed(__u64 fh)

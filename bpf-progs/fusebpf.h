@@ -287,11 +287,11 @@ static __always_inline bool fusebpf_is_entry(const struct fuse_bpf_ctx *ctx)
 /* ---- names ------------------------------------------------------------------ */
 
 /*
- * Most names are short: they are copied into the first FUSEBPF_NAME_SHORT
- * bytes and the rest is zeroed here, with a few stores, rather than by the
- * helper's memset of the whole buffer; a longer name is copied again whole.
+ * Most names are short (FUSEBPF_NAME_SHORT, fusebpf_maps.h): they are
+ * copied into the first FUSEBPF_NAME_SHORT bytes and the rest is zeroed
+ * here, with a few stores, rather than by the helper's memset of the whole
+ * buffer; a longer name is copied again whole.
  */
-#define FUSEBPF_NAME_SHORT 32
 
 /*
  * Copy a name arg to n (usually on the stack: the kernel's args cannot be
@@ -320,6 +320,16 @@ static __always_inline long fusebpf_get_name(struct fuse_bpf_ctx *ctx, __u32 arg
 		size--;
 	return size;
 }
+
+/*
+ * Look the name n (of length len, from fusebpf_get_name()) up in a
+ * name-keyed policy: a short name in map (keyed by its first
+ * FUSEBPF_NAME_SHORT bytes), a longer one in long_map. Returns the value or
+ * NULL.
+ */
+#define fusebpf_name_lookup(map, long_map, n, len)                                \
+	((len) < FUSEBPF_NAME_SHORT ? bpf_map_lookup_elem(map, (n)->name) :       \
+				      bpf_map_lookup_elem(long_map, (n)->name))
 
 static __always_inline bool __fusebpf_bytes_eq(const char *a, const char *b, int size)
 {

@@ -18,11 +18,14 @@
  *   fusebpf_stats          PERCPU_ARRAY    __u32 base opcode    struct fusebpf_op_stats   all
  *   fusebpf_config         ARRAY (1)       __u32 0              struct fusebpf_config     all
  *   fusebpf_lat            LRU_HASH        __u64 pid_tgid       struct fusebpf_lat_stamp  all (internal)
- *   hide_names             HASH            struct fusebpf_name  __u32 (ignored, use 1)    hide, fusebpf
+ *   hide_names             HASH            struct fusebpf_sname __u32 (ignored, use 1)    hide, fusebpf
+ *   hide_names_long        HASH            struct fusebpf_name  __u32 (ignored, use 1)    hide, fusebpf
  *   hide_patterns          ARRAY (16)      __u32 slot           struct fusebpf_pattern    hide, fusebpf
- *   attr_rules             HASH            struct fusebpf_name  struct fusebpf_attr_rule  attrs, fusebpf
+ *   attr_rules             HASH            struct fusebpf_sname struct fusebpf_attr_rule  attrs, fusebpf
+ *   attr_rules_long        HASH            struct fusebpf_name  struct fusebpf_attr_rule  attrs, fusebpf
  *   attr_inodes            LRU_HASH        __u64 ino            struct fusebpf_name       attrs, fusebpf (internal)
- *   deny_allow             HASH            struct fusebpf_name  __u32 (ignored, use 1)    denywrite, fusebpf
+ *   deny_allow             HASH            struct fusebpf_sname __u32 (ignored, use 1)    denywrite, fusebpf
+ *   deny_allow_long        HASH            struct fusebpf_name  __u32 (ignored, use 1)    denywrite, fusebpf
  *   fusebpf_hist           PERCPU_ARRAY    __u32 base opcode    struct fusebpf_lat_hist   all
  *   fusebpf_events         RINGBUF         -                    struct fusebpf_event      hide, denywrite, fusebpf
  *   fusebpf_evlimit        ARRAY (1)       __u32 0              struct fusebpf_ev_limit   hide, denywrite, fusebpf
@@ -145,23 +148,38 @@ struct fusebpf_config {
 
 /*
  * A file name (one path component) as a hash key: the bytes of the name,
- * NUL-terminated, and zero up to the end (user space: memset 0 then copy;
- * the whole array is hashed). Names longer than FUSEBPF_NAME_MAX - 1 bytes
- * never match. An all-zero key ("") in attr_rules is the rule for
- * every name.
+ * NUL-terminated, and zero up to the end of the key (user space: memset 0
+ * then copy; the whole key is hashed). Every name-keyed policy is two
+ * maps: names shorter than FUSEBPF_NAME_SHORT bytes are keys of the map
+ * itself (struct fusebpf_sname, hide_names), longer ones of its _long map
+ * (struct fusebpf_name, hide_names_long). Most names are short, and a
+ * lookup hashes and compares the whole key: 32 bytes instead of 256 on
+ * every READDIR entry and stat. A name belongs in exactly one of the two
+ * (by its length); the other is not looked at. Names longer than
+ * FUSEBPF_NAME_MAX - 1 bytes never match. An all-zero key ("") in
+ * attr_rules is the rule for every name.
  */
 #define FUSEBPF_NAME_MAX 256
+#define FUSEBPF_NAME_SHORT 32
 
 struct fusebpf_name {
 	char name[FUSEBPF_NAME_MAX];
 };
 
+/* The key of a short name: the first FUSEBPF_NAME_SHORT bytes of its fusebpf_name. */
+struct fusebpf_sname {
+	char name[FUSEBPF_NAME_SHORT];
+};
+
 /* ---- hide ------------------------------------------------------------------ */
 
 /*
- * hide_names: exact names to hide (HASH, FUSEBPF_HIDE_NAMES_MAX).
- * hide_patterns: FUSEBPF_HIDE_PATTERNS_MAX slots; a slot whose kind
- * is 0 is unused. len is strlen(pat) (1..FUSEBPF_PATTERN_MAX-1); pat is
+ * hide_names, hide_names_long: exact names to hide (HASH,
+ * FUSEBPF_HIDE_NAMES_MAX each).
+ * hide_patterns: FUSEBPF_HIDE_PATTERNS_MAX slots, used from slot 0 up: the
+ * first slot whose kind is 0 ends the list (a pattern after it is not
+ * looked at, so that a name is matched against the patterns there are and
+ * no more; fusebpfctl keeps the slots packed). len is strlen(pat) (1..FUSEBPF_PATTERN_MAX-1); pat is
  * NUL-terminated. A hidden name is ENOENT for LOOKUP, dropped from READDIR,
  * and creating, linking or renaming onto it fails with hide_errno (EACCES).
  */
@@ -341,10 +359,13 @@ __attribute__((unused)) static const char *const fusebpf_op_names[FUSEBPF_STATS_
 #define FUSEBPF_MAP_CONFIG		"fusebpf_config"
 #define FUSEBPF_MAP_LAT			"fusebpf_lat"
 #define FUSEBPF_MAP_HIDE_NAMES		"hide_names"
+#define FUSEBPF_MAP_HIDE_NAMES_LONG	"hide_names_long"
 #define FUSEBPF_MAP_HIDE_PATTERNS	"hide_patterns"
 #define FUSEBPF_MAP_ATTR_RULES		"attr_rules"
+#define FUSEBPF_MAP_ATTR_RULES_LONG	"attr_rules_long"
 #define FUSEBPF_MAP_ATTR_INODES		"attr_inodes"
 #define FUSEBPF_MAP_DENY_ALLOW		"deny_allow"
+#define FUSEBPF_MAP_DENY_ALLOW_LONG	"deny_allow_long"
 #define FUSEBPF_MAP_HIST		"fusebpf_hist"
 #define FUSEBPF_MAP_EVENTS		"fusebpf_events"
 #define FUSEBPF_MAP_EVLIMIT		"fusebpf_evlimit"

@@ -31,9 +31,16 @@
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, FUSEBPF_HIDE_NAMES_MAX);
-	__type(key, struct fusebpf_name);
+	__type(key, struct fusebpf_sname);
 	__type(value, __u32);
 } hide_names SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FUSEBPF_HIDE_NAMES_MAX);
+	__type(key, struct fusebpf_name);
+	__type(value, __u32);
+} hide_names_long SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -48,12 +55,15 @@ struct hide_scan {
 	int hit;
 };
 
+/* One slot: 1 (stop) at a match or at the first unused slot, else 0. */
 static long hide_pattern_step(__u32 slot, void *data)
 {
 	struct hide_scan *h = data;
 	struct fusebpf_pattern *p = bpf_map_lookup_elem(&hide_patterns, &slot);
 
-	if (p && p->kind != FUSEBPF_PAT_NONE && fusebpf_pattern_match(h->n, h->len, p)) {
+	if (!p || p->kind == FUSEBPF_PAT_NONE)
+		return 1;
+	if (fusebpf_pattern_match(h->n, h->len, p)) {
 		h->hit = 1;
 		return 1;
 	}
@@ -68,7 +78,7 @@ static __always_inline bool hide_is_hidden(const struct fusebpf_name *n, long le
 		return false;
 	if ((fusebpf_cfg().hide_flags & FUSEBPF_HIDE_DOTFILES) && n->name[0] == '.')
 		return true;
-	if (bpf_map_lookup_elem(&hide_names, n))
+	if (fusebpf_name_lookup(&hide_names, &hide_names_long, n, len))
 		return true;
 	bpf_loop(FUSEBPF_HIDE_PATTERNS_MAX, hide_pattern_step, &scan, 0);
 	return scan.hit;

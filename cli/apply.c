@@ -28,6 +28,7 @@
 #include "fusebpfctl.h"
 #include "json.h"
 #include "load.h"
+#include "namemaps.h"
 
 void help_apply(FILE *out)
 {
@@ -96,33 +97,33 @@ static int object_maps(const char *path, unsigned int *maps)
 	return 0;
 }
 
-/* The keys of a name-keyed map as changes of op. */
-static int read_names(const char *name, const char *map, enum policy_op op, struct policy_vec *v)
+struct read_names_ctx {
+	enum policy_op op;
+	struct policy_vec *v;
+};
+
+static int add_change(int fd, const void *key, const char *name, void *arg)
 {
-	struct fusebpf_name key, next;
+	struct read_names_ctx *r = arg;
 	struct fusebpf_attr_rule rule;
 	struct policy_change *p;
-	void *prev = NULL;
-	int fd = filter_obj_fd(name, map);
 
-	if (fd < 0)
-		return fd == -ENOENT ? 0 : fd;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		key.name[FUSEBPF_NAME_MAX - 1] = 0;
-		if (op == POL_ATTR_SET && bpf_map_lookup_elem(fd, &next, &rule))
-			continue;
-		if (!(p = policy_vec_add(v, op, 0))) {
-			close(fd);
-			return -ENOMEM;
-		}
-		snprintf(p->name, sizeof(p->name), "%s", key.name);
-		if (op == POL_ATTR_SET)
-			p->rule = rule;
-	}
-	close(fd);
+	if (r->op == POL_ATTR_SET && bpf_map_lookup_elem(fd, key, &rule))
+		return 0;	/* deleted meanwhile */
+	if (!(p = policy_vec_add(r->v, r->op, 0)))
+		return -ENOMEM;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	if (r->op == POL_ATTR_SET)
+		p->rule = rule;
 	return 0;
+}
+
+/* The keys of a name-keyed policy (both its maps) as changes of op. */
+static int read_names(const char *name, const char *map, enum policy_op op, struct policy_vec *v)
+{
+	struct read_names_ctx r = { .op = op, .v = v };
+
+	return namemaps_each(name, map, add_change, &r);
 }
 
 /* A scalar setting as the filter reads it from its config (0 or too large: the default). */

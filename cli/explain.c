@@ -157,7 +157,9 @@ static bool hide_match(const struct explain_filter *f, const char *name, struct 
 	for (int i = 0; i < FUSEBPF_HIDE_PATTERNS_MAX; i++) {
 		const struct fusebpf_pattern *p = &f->patterns[i];
 
-		if (p->kind == FUSEBPF_PAT_NONE || !pattern_match(name, len, p))
+		if (p->kind == FUSEBPF_PAT_NONE)
+			break;		/* the filter stops at the first unused slot */
+		if (!pattern_match(name, len, p))
 			continue;
 		s->rule = p->kind == FUSEBPF_PAT_PREFIX ? "prefix" :
 			  p->kind == FUSEBPF_PAT_SUFFIX ? "suffix" : "glob";

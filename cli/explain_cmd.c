@@ -20,6 +20,7 @@
 #include "explain.h"
 #include "filter.h"
 #include "fusebpfctl.h"
+#include "namemaps.h"
 #include "policy.h"
 #include "state.h"
 
@@ -126,14 +127,15 @@ static int explain_parse(int argc, char **argv, struct explain_args *a, const ch
 /* --- the filters' maps --------------------------------------------------------------- */
 
 /*
- * Every element of a hash map, as records of elem bytes: the key at 0, the
- * value at voff (vsize 0: keys only). The count, or -errno.
+ * Every element of a hash map, as records of elem bytes appended to the n
+ * records of *out: the key at 0, the value at voff (vsize 0: keys only).
+ * The count, or -errno.
  */
-static int read_hash(int fd, size_t ksize, size_t voff, size_t vsize, size_t elem, void **out)
+static int read_hash(int fd, size_t ksize, size_t voff, size_t vsize, size_t elem, void **out,
+		     int n)
 {
 	char key[FUSEBPF_NAME_MAX], next[FUSEBPF_NAME_MAX];
-	void *prev = NULL, *v = NULL, *grown;
-	int n = 0;
+	void *prev = NULL, *v = *out, *grown;
 
 	while (bpf_map_get_next_key(fd, prev, next) == 0) {
 		memcpy(key, next, ksize);
@@ -141,6 +143,7 @@ static int read_hash(int fd, size_t ksize, size_t voff, size_t vsize, size_t ele
 		grown = realloc(v, (n + 1) * elem);
 		if (!grown) {
 			free(v);
+			*out = NULL;
 			return -ENOMEM;
 		}
 		v = grown;
@@ -151,6 +154,28 @@ static int read_hash(int fd, size_t ksize, size_t voff, size_t vsize, size_t ele
 		n++;
 	}
 	*out = v;
+	return n;
+}
+
+/*
+ * A name-keyed policy: the short names of its map (fd), then the long
+ * names of its _long map, as fusebpf_name records (read_hash()).
+ */
+static int read_name_maps(int fd, const char *filter, const char *map, size_t voff,
+			  size_t vsize, size_t elem, void **out)
+{
+	int n = read_hash(fd, sizeof(struct fusebpf_sname), voff, vsize, elem, out, 0);
+	int lfd;
+
+	if (n < 0)
+		return n;
+	lfd = filter_obj_fd(filter, namemaps_long(map));
+	if (lfd == -ENOENT)
+		return n;
+	if (lfd < 0)
+		return lfd;
+	n = read_hash(lfd, sizeof(struct fusebpf_name), voff, vsize, elem, out, n);
+	close(lfd);
 	return n;
 }
 
@@ -178,8 +203,8 @@ static int read_config(int fd, struct explain_filter *f)
 
 static int read_names(int fd, struct explain_filter *f)
 {
-	f->nnames = read_hash(fd, sizeof(struct fusebpf_name), 0, 0, sizeof(*f->names),
-			      (void **)&f->names);
+	f->nnames = read_name_maps(fd, f->name, FUSEBPF_MAP_HIDE_NAMES, 0, 0, sizeof(*f->names),
+				   (void **)&f->names);
 	return f->nnames < 0 ? f->nnames : 0;
 }
 
@@ -193,15 +218,17 @@ static int read_patterns(int fd, struct explain_filter *f)
 
 static int read_rules(int fd, struct explain_filter *f)
 {
-	f->nrules = read_hash(fd, sizeof(struct fusebpf_name), offsetof(struct explain_rule, rule),
-			      sizeof(struct fusebpf_attr_rule), sizeof(*f->rules), (void **)&f->rules);
+	f->nrules = read_name_maps(fd, f->name, FUSEBPF_MAP_ATTR_RULES,
+				   offsetof(struct explain_rule, rule),
+				   sizeof(struct fusebpf_attr_rule), sizeof(*f->rules),
+				   (void **)&f->rules);
 	return f->nrules < 0 ? f->nrules : 0;
 }
 
 static int read_allow(int fd, struct explain_filter *f)
 {
-	f->nallow = read_hash(fd, sizeof(struct fusebpf_name), 0, 0, sizeof(*f->allow),
-			      (void **)&f->allow);
+	f->nallow = read_name_maps(fd, f->name, FUSEBPF_MAP_DENY_ALLOW, 0, 0, sizeof(*f->allow),
+				   (void **)&f->allow);
 	return f->nallow < 0 ? f->nallow : 0;
 }
 
@@ -209,7 +236,7 @@ static int read_except(int fd, struct explain_filter *f)
 {
 	f->nexcept = read_hash(fd, sizeof(struct fusebpf_except_key),
 			       offsetof(struct explain_except, mask), sizeof(uint32_t),
-			       sizeof(*f->except), (void **)&f->except);
+			       sizeof(*f->except), (void **)&f->except, 0);
 	return f->nexcept < 0 ? f->nexcept : 0;
 }
 

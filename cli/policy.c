@@ -11,6 +11,7 @@
 #include "filter.h"
 #include "fusebpfctl.h"
 #include "json.h"
+#include "namemaps.h"
 #include "policy.h"
 
 static const char *op_map(enum policy_op op)
@@ -123,34 +124,57 @@ static int update_config(int fd, const struct policy_change *c)
 	return bpf_map_update_elem(fd, &key, &cfg, BPF_ANY) ? -errno : 0;
 }
 
+/* The slots of hide_patterns; the number in use (up to the first unused one), or -errno. */
+static int read_pattern_slots(int fd, struct fusebpf_pattern *slots)
+{
+	int used = -1;
+
+	for (uint32_t i = 0; i < FUSEBPF_HIDE_PATTERNS_MAX; i++) {
+		if (bpf_map_lookup_elem(fd, &i, &slots[i]))
+			return -errno;
+		if (slots[i].kind == FUSEBPF_PAT_NONE && used < 0)
+			used = i;
+	}
+	return used < 0 ? FUSEBPF_HIDE_PATTERNS_MAX : used;
+}
+
+static int write_pattern_slot(int fd, uint32_t slot, const struct fusebpf_pattern *p)
+{
+	return bpf_map_update_elem(fd, &slot, p, BPF_ANY) ? -errno : 0;
+}
+
+/*
+ * The patterns stay packed from slot 0, because the filter stops at the
+ * first unused slot: a new one goes after the last, and the last takes the
+ * place of a removed one before its own slot is freed (so that a name
+ * matched meanwhile meets every pattern at least once).
+ */
 static int update_pattern(int fd, const struct policy_change *c)
 {
-	struct fusebpf_pattern want, cur;
-	int err, free_slot = -1;
+	struct fusebpf_pattern want, slots[FUSEBPF_HIDE_PATTERNS_MAX], none = { 0 };
+	int err, used, i;
 
 	err = policy_pattern(c->pat_kind, c->name, &want);
 	if (err)
 		return err;
-	for (uint32_t i = 0; i < FUSEBPF_HIDE_PATTERNS_MAX; i++) {
-		if (bpf_map_lookup_elem(fd, &i, &cur))
-			return -errno;
-		if (cur.kind == FUSEBPF_PAT_NONE) {
-			if (free_slot < 0)
-				free_slot = i;
-			continue;
-		}
-		if (memcmp(&cur, &want, sizeof(cur)) == 0) {
-			if (c->op == POL_PATTERN_ADD)
-				return 0;
-			memset(&cur, 0, sizeof(cur));
-			return bpf_map_update_elem(fd, &i, &cur, BPF_ANY) ? -errno : 0;
-		}
+	used = read_pattern_slots(fd, slots);
+	if (used < 0)
+		return used;
+	for (i = 0; i < FUSEBPF_HIDE_PATTERNS_MAX; i++)
+		if (slots[i].kind != FUSEBPF_PAT_NONE && !memcmp(&slots[i], &want, sizeof(want)))
+			break;
+	if (c->op == POL_PATTERN_ADD) {
+		if (i < used)
+			return 0;
+		return used < FUSEBPF_HIDE_PATTERNS_MAX ? write_pattern_slot(fd, used, &want) :
+							   -ENOSPC;
 	}
-	if (c->op == POL_PATTERN_DEL)
+	if (i == FUSEBPF_HIDE_PATTERNS_MAX)
 		return -ENOENT;
-	if (free_slot < 0)
-		return -ENOSPC;
-	return bpf_map_update_elem(fd, &(uint32_t){ free_slot }, &want, BPF_ANY) ? -errno : 0;
+	/* One past the list (left there by another tool) only needs freeing */
+	if (i < used - 1 && (err = write_pattern_slot(fd, i, &slots[used - 1])))
+		return err;
+	return write_pattern_slot(fd, i < used ? used - 1 : i, &none);
 }
 
 /* Add or remove the policies of an exception; the id goes when none is left. */
@@ -289,7 +313,7 @@ static int update_names(int fd, const struct policy_change *c)
 
 int policy_apply(const char *name, const struct policy_change *c)
 {
-	const char *map = op_map(c->op);
+	const char *map = namemaps_of(op_map(c->op), c->name);
 	int fd, err;
 
 	err = check_policy(name, c);
@@ -349,19 +373,20 @@ static int cmp_jstr(const void *a, const void *b)
 		      json_object_get_string(*(json_object *const *)b));
 }
 
-/* The keys of a name-keyed hash map, as a sorted JSON array of strings. */
-static json_object *name_keys(int fd)
+static int add_name(int fd, const void *key, const char *name, void *arr)
+{
+	(void)fd;
+	(void)key;
+	json_object_array_add(arr, json_object_new_string(name));
+	return 0;
+}
+
+/* The names of a name-keyed policy (both its maps), as a sorted JSON array. */
+static json_object *name_keys(const char *filter, const char *map)
 {
 	json_object *arr = json_object_new_array();
-	struct fusebpf_name key, next;
-	void *prev = NULL;
 
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		next.name[FUSEBPF_NAME_MAX - 1] = 0;
-		json_object_array_add(arr, json_object_new_string(next.name));
-		key = next;
-		prev = &key;
-	}
+	namemaps_each(filter, map, add_name, arr);
 	json_object_array_sort(arr, cmp_jstr);
 	return arr;
 }
@@ -522,9 +547,9 @@ static json_object *hide_json(const char *name)
 
 	if (fd < 0)
 		return NULL;
-	h = json_object_new_object();
-	json_object_object_add(h, "names", name_keys(fd));
 	close(fd);
+	h = json_object_new_object();
+	json_object_object_add(h, "names", name_keys(name, FUSEBPF_MAP_HIDE_NAMES));
 	pfd = filter_obj_fd(name, FUSEBPF_MAP_HIDE_PATTERNS);
 	json_object_object_add(h, "patterns", patterns_json(pfd));
 	if (pfd >= 0)
@@ -532,11 +557,11 @@ static json_object *hide_json(const char *name)
 	return h;
 }
 
-static json_object *rule_json(const struct fusebpf_name *key, const struct fusebpf_attr_rule *r)
+static json_object *rule_json(const char *name, const struct fusebpf_attr_rule *r)
 {
 	json_object *rj = json_object_new_object();
 
-	json_object_object_add(rj, "name", key->name[0] ? json_object_new_string(key->name) : NULL);
+	json_object_object_add(rj, "name", name[0] ? json_object_new_string(name) : NULL);
 	json_object_object_add(rj, "mode_set", mode_str(r->mode_set));
 	json_object_object_add(rj, "mode_clear", mode_str(r->mode_clear));
 	json_object_object_add(rj, "uid", r->flags & FUSEBPF_ATTR_FORCE_UID ?
@@ -546,27 +571,26 @@ static json_object *rule_json(const struct fusebpf_name *key, const struct fuseb
 	return rj;
 }
 
+static int add_rule(int fd, const void *key, const char *name, void *rules)
+{
+	struct fusebpf_attr_rule r;
+
+	if (bpf_map_lookup_elem(fd, key, &r) == 0)	/* else deleted meanwhile */
+		json_object_array_add(rules, rule_json(name, &r));
+	return 0;
+}
+
 /* [{"name": S|null, "mode_set", "mode_clear", "uid": N|null, "gid": N|null}], or NULL. */
 static json_object *attrs_json(const char *name)
 {
 	int fd = filter_obj_fd(name, FUSEBPF_MAP_ATTR_RULES);
-	struct fusebpf_name key, next;
-	struct fusebpf_attr_rule r;
 	json_object *rules;
-	void *prev = NULL;
 
 	if (fd < 0)
 		return NULL;
-	rules = json_object_new_array();
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &r))
-			continue;
-		key.name[FUSEBPF_NAME_MAX - 1] = 0;
-		json_object_array_add(rules, rule_json(&key, &r));
-	}
 	close(fd);
+	rules = json_object_new_array();
+	namemaps_each(name, FUSEBPF_MAP_ATTR_RULES, add_rule, rules);
 	json_object_array_sort(rules, cmp_rule);
 	return rules;
 }
@@ -579,9 +603,9 @@ static json_object *deny_json(const char *name)
 
 	if (fd < 0)
 		return NULL;
-	d = json_object_new_object();
-	json_object_object_add(d, "allow", name_keys(fd));
 	close(fd);
+	d = json_object_new_object();
+	json_object_object_add(d, "allow", name_keys(name, FUSEBPF_MAP_DENY_ALLOW));
 	return d;
 }
 

@@ -516,6 +516,68 @@ out:
 	return ret;
 }
 
+/*
+ * Names of FUSEBPF_NAME_SHORT bytes and more are kept in the policies'
+ * _long maps: adding, listing, removing, explain and apply see them there.
+ */
+static int t_long_names(void)
+{
+	int ret = TAP_FAIL;
+	char lname[41], conf[256];
+
+	memset(lname, 'L', 40);
+	lname[40] = 0;
+	NEED_FUSE_BPF();
+	EXPECT(setup("long") == 0);
+	snprintf(conf, sizeof(conf), "%s/long.conf", dir);
+	EXPECT(run("echo x > %s/%s", back, lname) == 0);
+	EXPECT(ctl("load hide --name private") == 0, "%s", out);
+	EXPECT(ctl("attach %s %s --filter private", mnt, back) == 0, "%s", out);
+	EXPECT(run("ls %s | grep -q LLLL", mnt) == 0);
+	EXPECT(ctl("hide private add %s", lname) == 0, "%s", out);
+	EXPECT(run("! ls %s | grep -q LLLL", mnt) == 0, "the 40-byte name not hidden");
+	EXPECT(ctl("policy private") == 0 && strstr(out, lname), "%s", out);
+	EXPECT(ctl("explain %s/%s", mnt, lname) == 0 && strstr(out, "hid"), "%s", out);
+	EXPECT(ctl("hide private del %s", lname) == 0, "%s", out);
+	EXPECT(run("ls %s | grep -q LLLL", mnt) == 0, "still hidden after del");
+	EXPECT(ctl("hide private del %s", lname) == 1 && strstr(out, "not in the policy"), "%s", out);
+	/* apply reads the long names back: the second apply changes nothing */
+	EXPECT(run("printf '[private]\\nfilter = hide\\nhide = %s a.txt\\n' > %s", lname, conf) == 0);
+	EXPECT(ctl("apply %s 2>&1", conf) == 0 && strstr(out, lname), "%s", out);
+	EXPECT(ctl("apply %s 2>&1", conf) == 0 && strstr(out, "nothing to change"), "%s", out);
+	EXPECT(run("! ls %s | grep -q 'LLLL\\|a.txt'", mnt) == 0, "applied names not hidden");
+	ret = TAP_OK;
+out:
+	teardown();
+	return ret;
+}
+
+/* The patterns stay packed: removing one keeps those after it in force. */
+static int t_pattern_slots(void)
+{
+	int ret = TAP_FAIL;
+
+	NEED_FUSE_BPF();
+	EXPECT(setup("slots") == 0);
+	EXPECT(run("echo y > %s/b.log", back) == 0);
+	EXPECT(ctl("load hide --name private") == 0, "%s", out);
+	EXPECT(ctl("attach %s %s --filter private", mnt, back) == 0, "%s", out);
+	EXPECT(ctl("hide private add --suffix .zzz") == 0 && ctl("hide private add --suffix .txt") == 0 &&
+	       ctl("hide private add --suffix .log") == 0, "%s", out);
+	EXPECT(run("! ls %s | grep -q 'a.txt\\|b.log'", mnt) == 0);
+	EXPECT(ctl("hide private del --suffix .zzz") == 0, "%s", out);
+	EXPECT(run("! ls %s | grep -q 'a.txt\\|b.log'", mnt) == 0,
+	       "a pattern lost when an earlier one was removed");
+	EXPECT(ctl("hide private del --suffix .txt") == 0, "%s", out);
+	EXPECT(run("ls %s | grep -q a.txt && ! ls %s | grep -q b.log", mnt, mnt) == 0);
+	EXPECT(ctl("-j policy private") == 0 && strstr(out, ".log") && !strstr(out, ".txt") &&
+	       !strstr(out, ".zzz"), "%s", out);
+	ret = TAP_OK;
+out:
+	teardown();
+	return ret;
+}
+
 /* --- attach --replace ------------------------------------------------------------ */
 
 /* What the view shows of a.txt, secret.txt and common, hidden by hA or hB. */
@@ -841,6 +903,8 @@ static const struct tap_case cases[] = {
 	{ "verifier_rejects", t_verifier_rejects },
 	{ "hide_policy_stats", t_hide_day },
 	{ "denywrite_attrs_at", t_denywrite_attrs_at },
+	{ "long_names", t_long_names },
+	{ "pattern_slots", t_pattern_slots },
 	{ "attach_replace_under_load", t_replace_under_load },
 	{ "attach_replace_failures", t_replace_failures },
 	{ "maps_freed_with_last_user", t_maps_freed_with_last_user },

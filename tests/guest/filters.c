@@ -285,6 +285,33 @@ static int match_one(struct filters_match_bpf *skel, const char *name)
 	return a.hidden;
 }
 
+/*
+ * Exact names: shorter than FUSEBPF_NAME_SHORT in hide_names, longer in
+ * hide_names_long; each map is looked at for its own names only.
+ */
+static int long_names_match(struct filters_match_bpf *skel, int names)
+{
+	int ret = TAP_FAIL, lnames = bpf_map__fd(skel->maps.hide_names_long);
+	char n31[32], n32[33], n200[201];
+
+	memset(n31, 's', 31), n31[31] = 0;
+	memset(n32, 'l', 32), n32[32] = 0;
+	memset(n200, 'm', 200), n200[200] = 0;
+	EXPECT(map_set_name(names, n31) == 0 && map_set_name(lnames, n32) == 0 &&
+	       map_set_name(lnames, n200) == 0);
+	EXPECT(match_one(skel, n31) == 1, "31-byte name in hide_names not hidden");
+	EXPECT(match_one(skel, n32) == 1, "32-byte name in hide_names_long not hidden");
+	EXPECT(match_one(skel, n200) == 1, "200-byte name in hide_names_long not hidden");
+	n200[199] = 'x';
+	EXPECT(match_one(skel, n200) == 0, "a 200-byte name differing in its last byte hidden");
+	/* In the other map than its length says: not looked at */
+	EXPECT(map_del_name(names, n31) == 0 && map_set_name(lnames, n31) == 0);
+	EXPECT(match_one(skel, n31) == 0, "31-byte name hidden from hide_names_long");
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
 static int t_name_matching(void)
 {
 	struct filters_match_bpf *skel = NULL;
@@ -327,6 +354,7 @@ static int t_name_matching(void)
 		{ "..", 0, 0 },
 		{ "...", 0, 1 },
 		{ "visible", 0, 0 },
+		{ "never-x", 0, 0 },		/* the prefix after the unused slot */
 	};
 
 	skel = filters_match_bpf__open_and_load();
@@ -335,12 +363,14 @@ static int t_name_matching(void)
 	pats = bpf_map__fd(skel->maps.hide_patterns);
 	EXPECT(map_set_name(names, "secret") == 0);
 	EXPECT(set_pattern(pats, 0, FUSEBPF_PAT_PREFIX, "tmp_") == 0);
-	EXPECT(set_pattern(pats, 3, FUSEBPF_PAT_SUFFIX, ".bak") == 0);
-	EXPECT(set_pattern(pats, 5, FUSEBPF_PAT_GLOB, "*.o") == 0);
-	EXPECT(set_pattern(pats, 6, FUSEBPF_PAT_GLOB, "core.?") == 0);
-	EXPECT(set_pattern(pats, 15, FUSEBPF_PAT_GLOB, "a*b*c") == 0);
-	EXPECT(set_pattern(pats, 8, FUSEBPF_PAT_GLOB, "?ab") == 0);
-	EXPECT(set_pattern(pats, 9, FUSEBPF_PAT_GLOB, "cache-*") == 0);
+	EXPECT(set_pattern(pats, 1, FUSEBPF_PAT_SUFFIX, ".bak") == 0);
+	EXPECT(set_pattern(pats, 2, FUSEBPF_PAT_GLOB, "*.o") == 0);
+	EXPECT(set_pattern(pats, 3, FUSEBPF_PAT_GLOB, "core.?") == 0);
+	EXPECT(set_pattern(pats, 4, FUSEBPF_PAT_GLOB, "a*b*c") == 0);
+	EXPECT(set_pattern(pats, 5, FUSEBPF_PAT_GLOB, "?ab") == 0);
+	EXPECT(set_pattern(pats, 6, FUSEBPF_PAT_GLOB, "cache-*") == 0);
+	/* After the first unused slot (7): not looked at */
+	EXPECT(set_pattern(pats, 8, FUSEBPF_PAT_PREFIX, "never-") == 0);
 	for (int pass = 0; pass < 2; pass++) {
 		cfg.hide_flags = pass ? FUSEBPF_HIDE_DOTFILES : 0;
 		EXPECT(set_config(bpf_map__fd(skel->maps.fusebpf_config), &cfg) == 0);
@@ -359,9 +389,12 @@ static int t_name_matching(void)
 	EXPECT(match_one(skel, long_name) == 1, "255-byte *.o name not hidden");
 	long_name[253] = 'z';
 	EXPECT(match_one(skel, long_name) == 0, "255-byte name without a dot hidden");
+	EXPECT(long_names_match(skel, names) == TAP_OK);
 	/* A policy change is seen by the next run. */
 	EXPECT(map_del_name(names, "secret") == 0);
 	EXPECT(match_one(skel, "secret") == 0, "still hidden after removal");
+	EXPECT(set_pattern(pats, 7, FUSEBPF_PAT_GLOB, "*.c") == 0);
+	EXPECT(match_one(skel, "never-x") == 1, "the slot after a filled gap not looked at");
 	ret = TAP_OK;
 out:
 	filters_match_bpf__destroy(skel);
