@@ -124,9 +124,12 @@ static int t_hidden(void)
 	       !strcmp(r->steps[0].policy, "hide") && !strcmp(r->steps[0].op, "lookup"));
 	r = ask(&m, &f, 1, "a/public", "lookup", 1000);
 	EXPECT(r->verdict == EXV_ALLOW && r->nsteps == 0 && !strcmp(r->filter, "priv"));
-	pattern(&f, 3, FUSEBPF_PAT_SUFFIX, ".bak");
-	pattern(&f, 5, FUSEBPF_PAT_GLOB, "*.t?t");
-	pattern(&f, 7, FUSEBPF_PAT_PREFIX, "tmp");
+	pattern(&f, 0, FUSEBPF_PAT_SUFFIX, ".bak");
+	pattern(&f, 1, FUSEBPF_PAT_GLOB, "*.t?t");
+	pattern(&f, 2, FUSEBPF_PAT_PREFIX, "tmp");
+	/* After the first unused slot: the filter does not look, nor does explain */
+	pattern(&f, 4, FUSEBPF_PAT_PREFIX, "never");
+	EXPECT(ask(&m, &f, 1, "neverseen", "lookup", 0)->verdict == EXV_ALLOW);
 	r = ask(&m, &f, 1, "x.bak", "lookup", 0);
 	EXPECT(r->verdict == EXV_HIDE && !strcmp(r->steps[0].rule, "suffix") &&
 	       !strcmp(r->steps[0].match, ".bak"));
