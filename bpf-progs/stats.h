@@ -25,7 +25,9 @@
  * used. That is also what lets backing_errors be counted: only a postfilter
  * sees error_in. Each time counted in lat_count is also counted in the op's
  * log2 histogram (fusebpf_hist), so the histogram's counts add up to
- * lat_count.
+ * lat_count. With FUSEBPF_CFG_NO_POSTFILTER nothing is timed, also not the
+ * ops whose policy asks for a postfilter anyway (attrs' GETATTR): their
+ * cost is then the policy's alone.
  */
 #ifndef FUSEBPF_STATS_H
 #define FUSEBPF_STATS_H
@@ -137,6 +139,12 @@ static __always_inline void fusebpf_lat_start(struct fuse_bpf_ctx *ctx)
 	bpf_map_update_elem(&fusebpf_lat, &id, &stamp, BPF_ANY);
 }
 
+/* Is latency timed (FUSEBPF_CFG_NO_POSTFILTER clear)? */
+static __always_inline bool fusebpf_timing(void)
+{
+	return !(fusebpf_cfg().flags & FUSEBPF_CFG_NO_POSTFILTER);
+}
+
 static __always_inline int fusebpf_stats_pre(struct fuse_bpf_ctx *ctx, int verdict)
 {
 	struct fusebpf_op_stats *s = fusebpf_stats_of(ctx);
@@ -151,16 +159,16 @@ static __always_inline int fusebpf_stats_pre(struct fuse_bpf_ctx *ctx, int verdi
 		return verdict;
 	}
 	verdict |= FUSE_BPF_BACKING;
-	if (!(fusebpf_cfg().flags & FUSEBPF_CFG_NO_POSTFILTER))
-		verdict |= FUSE_BPF_POST_FILTER;
-	if (verdict & FUSE_BPF_POST_FILTER)
-		fusebpf_lat_start(ctx);
-	return verdict;
+	/* Timing off: a postfilter the policy asked for is not timed either */
+	if (!fusebpf_timing())
+		return verdict;
+	fusebpf_lat_start(ctx);
+	return verdict | FUSE_BPF_POST_FILTER;
 }
 
-static __always_inline int fusebpf_stats_post(struct fuse_bpf_ctx *ctx, int verdict)
+/* The time since the op's stamp, counted in s and its histogram; the stamp marked used. */
+static __always_inline void fusebpf_lat_end(struct fuse_bpf_ctx *ctx, struct fusebpf_op_stats *s)
 {
-	struct fusebpf_op_stats *s = fusebpf_stats_of(ctx);
 	__u64 id = bpf_get_current_pid_tgid(), ns;
 	struct fusebpf_lat_stamp *stamp;
 	__u32 key = fusebpf_op(ctx);
@@ -178,6 +186,14 @@ static __always_inline int fusebpf_stats_post(struct fuse_bpf_ctx *ctx, int verd
 		}
 		stamp->opcode = 0;	/* used */
 	}
+}
+
+static __always_inline int fusebpf_stats_post(struct fuse_bpf_ctx *ctx, int verdict)
+{
+	struct fusebpf_op_stats *s = fusebpf_stats_of(ctx);
+
+	if (fusebpf_timing())
+		fusebpf_lat_end(ctx, s);
 	if (s) {
 		s->post++;
 		if (fusebpf_error_in(ctx) < 0)
