@@ -75,9 +75,9 @@ static __always_inline struct fusebpf_attr_rule *attrs_rule(const struct fusebpf
 }
 
 /* Prefilter: ask for the postfilter where there are attributes to rewrite. */
-static __always_inline int attrs_pre(struct fuse_bpf_ctx *ctx)
+static __always_inline int attrs_pre(struct fuse_bpf_ctx *ctx, __u32 op)
 {
-	switch (fusebpf_op(ctx)) {
+	switch (op) {
 	case FUSE_LOOKUP:
 	case FUSE_GETATTR:
 	case FUSE_SETATTR:
@@ -130,11 +130,11 @@ static __noinline __attribute__((unused)) int attrs_post_attr(struct fuse_bpf_ct
 }
 
 /* Postfilter: always keeps the result (0); rewrites the attributes. */
-static __always_inline int attrs_post(struct fuse_bpf_ctx *ctx)
+static __always_inline int attrs_post(struct fuse_bpf_ctx *ctx, __u32 op)
 {
 	if (fusebpf_error_in(ctx) < 0)
 		return 0;
-	switch (fusebpf_op(ctx)) {
+	switch (op) {
 	case FUSE_LOOKUP:
 		return attrs_post_lookup(ctx);
 	case FUSE_GETATTR:

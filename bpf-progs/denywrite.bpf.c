@@ -7,28 +7,28 @@
 #include "denywrite.bpf.h"
 
 /* Every phase of the ops below; an op without a member runs nothing. */
-static __always_inline int deny_run(struct fuse_bpf_ctx *ctx)
+static __always_inline int deny_run(struct fuse_bpf_ctx *ctx, __u32 op)
 {
 	if (fusebpf_is_post(ctx))
-		return fusebpf_stats_post(ctx, deny_post(ctx));
-	return fusebpf_stats_pre(ctx, deny_pre(ctx));
+		return fusebpf_stats_post(ctx, deny_post(ctx, op));
+	return fusebpf_stats_pre(ctx, deny_pre(ctx, op));
 }
 
-FUSEBPF_OP(denywrite, open, deny_run)
-FUSEBPF_OP(denywrite, write, deny_run)
-FUSEBPF_OP(denywrite, fallocate, deny_run)
-FUSEBPF_OP(denywrite, copy_file_range, deny_run)
-FUSEBPF_OP(denywrite, setattr, deny_run)
-FUSEBPF_OP(denywrite, setxattr, deny_run)
-FUSEBPF_OP(denywrite, removexattr, deny_run)
-FUSEBPF_OP(denywrite, create, deny_run)
-FUSEBPF_OP(denywrite, rename2, deny_run)
-FUSEBPF_OP(denywrite, mknod, deny_run)
-FUSEBPF_OP(denywrite, mkdir, deny_run)
-FUSEBPF_OP(denywrite, link, deny_run)
-FUSEBPF_OP(denywrite, unlink, deny_run)
-FUSEBPF_OP(denywrite, rmdir, deny_run)
-FUSEBPF_OP(denywrite, symlink, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, open, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, write, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, fallocate, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, copy_file_range, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, setattr, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, setxattr, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, removexattr, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, create, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, rename2, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, mknod, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, mkdir, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, link, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, unlink, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, rmdir, deny_run)
+FUSEBPF_OP_OPCODE(denywrite, symlink, deny_run)
 
 SEC(".struct_ops")
 struct fuse_ops denywrite = {

@@ -44,10 +44,10 @@ struct {
  * the refusal is counted and reported as one that would have been, and the
  * op goes on.
  */
-static __always_inline int deny_verdict(struct fuse_bpf_ctx *ctx)
+static __always_inline int deny_verdict(struct fuse_bpf_ctx *ctx, __u32 op)
 {
 	struct fusebpf_config cfg = fusebpf_cfg();
-	int name_arg = fusebpf_entry_name_arg(fusebpf_op(ctx));
+	int name_arg = fusebpf_entry_name_arg(op);
 	long err = cfg.deny_errno;
 
 	if (fusebpf_excepted(FUSEBPF_POLICY_DENYWRITE))
@@ -78,41 +78,43 @@ static __always_inline bool deny_fh_allowed(__u64 fh)
 	return fh == FUSEBPF_FH_ALLOWED;
 }
 
-/* Prefilter: 0 (go on), BACKING|POST_FILTER (tag a created file) or -errno. */
-static __noinline __attribute__((unused)) int deny_pre(struct fuse_bpf_ctx *ctx)
+/*
+ * Prefilter of op: 0 (go on), BACKING|POST_FILTER (tag a created file) or
+ * -errno. Called with op a constant (FUSEBPF_OP_OPCODE()), so that the
+ * verifier walks that op's case only.
+ */
+static __noinline __attribute__((unused)) int deny_pre(struct fuse_bpf_ctx *ctx, __u32 op)
 {
-	__u32 op = fusebpf_op(ctx);
-
 	switch (op) {
 	case FUSE_OPEN: {
 		struct fuse_open_in in;
 
 		if (fusebpf_get(ctx, FUSE_BPF_IN_ARG(0), &in) < 0)
-			return deny_verdict(ctx);
+			return deny_verdict(ctx, op);
 		if ((in.flags & O_ACCMODE) == O_RDONLY && !(in.flags & O_TRUNC))
 			return 0;
-		return deny_verdict(ctx);
+		return deny_verdict(ctx, op);
 	}
 	case FUSE_WRITE: {
 		struct fuse_write_in in;
 
 		if (fusebpf_get(ctx, FUSE_BPF_IN_ARG(0), &in) >= 0 && deny_fh_allowed(in.fh))
 			return 0;
-		return deny_verdict(ctx);
+		return deny_verdict(ctx, op);
 	}
 	case FUSE_FALLOCATE: {
 		struct fuse_fallocate_in in;
 
 		if (fusebpf_get(ctx, FUSE_BPF_IN_ARG(0), &in) >= 0 && deny_fh_allowed(in.fh))
 			return 0;
-		return deny_verdict(ctx);
+		return deny_verdict(ctx, op);
 	}
 	case FUSE_COPY_FILE_RANGE: {
 		struct fuse_copy_file_range_in in;
 
 		if (fusebpf_get(ctx, FUSE_BPF_IN_ARG(0), &in) >= 0 && deny_fh_allowed(in.fh_out))
 			return 0;
-		return deny_verdict(ctx);
+		return deny_verdict(ctx, op);
 	}
 	case FUSE_SETATTR: {
 		struct fuse_setattr_in in;
@@ -120,21 +122,21 @@ static __noinline __attribute__((unused)) int deny_pre(struct fuse_bpf_ctx *ctx)
 		if (fusebpf_get(ctx, FUSE_BPF_IN_ARG(0), &in) >= 0 && (in.valid & FATTR_FH) &&
 		    deny_fh_allowed(in.fh))
 			return 0;
-		return deny_verdict(ctx);
+		return deny_verdict(ctx, op);
 	}
 	case FUSE_SETXATTR:
 	case FUSE_REMOVEXATTR:
 	case FUSE_TMPFILE:
-		return deny_verdict(ctx);
+		return deny_verdict(ctx, op);
 	case FUSE_CREATE:
 		if (deny_name_allowed(ctx, 1))
 			return FUSE_BPF_BACKING | FUSE_BPF_POST_FILTER;
-		return deny_verdict(ctx);
+		return deny_verdict(ctx, op);
 	case FUSE_RENAME:
 	case FUSE_RENAME2:
 		if (deny_name_allowed(ctx, 1) && deny_name_allowed(ctx, 2))
 			return 0;
-		return deny_verdict(ctx);
+		return deny_verdict(ctx, op);
 	case FUSE_MKNOD:
 	case FUSE_MKDIR:
 	case FUSE_LINK:
@@ -143,7 +145,7 @@ static __noinline __attribute__((unused)) int deny_pre(struct fuse_bpf_ctx *ctx)
 	case FUSE_SYMLINK:
 		if (deny_name_allowed(ctx, fusebpf_entry_name_arg(op)))
 			return 0;
-		return deny_verdict(ctx);
+		return deny_verdict(ctx, op);
 	default:
 		return 0;
 	}
@@ -156,11 +158,11 @@ static __noinline __attribute__((unused)) int deny_pre(struct fuse_bpf_ctx *ctx)
  * postfilter asked for anyway), and an untagged file is only written
  * while writes are allowed.
  */
-static __noinline __attribute__((unused)) int deny_post(struct fuse_bpf_ctx *ctx)
+static __noinline __attribute__((unused)) int deny_post_create(struct fuse_bpf_ctx *ctx)
 {
 	struct fuse_open_out out;
 
-	if (fusebpf_op(ctx) != FUSE_CREATE || fusebpf_error_in(ctx) < 0)
+	if (fusebpf_error_in(ctx) < 0)
 		return 0;
 	if (!deny_name_allowed(ctx, 1))
 		return 0;
@@ -169,6 +171,12 @@ static __noinline __attribute__((unused)) int deny_post(struct fuse_bpf_ctx *ctx
 	out.fh = FUSEBPF_FH_ALLOWED;
 	fusebpf_set(ctx, FUSE_BPF_OUT_ARG(1), &out);
 	return 0;
+}
+
+/* Postfilter of op: only CREATE's does anything. */
+static __always_inline int deny_post(struct fuse_bpf_ctx *ctx, __u32 op)
+{
+	return op == FUSE_CREATE ? deny_post_create(ctx) : 0;
 }
 
 #endif

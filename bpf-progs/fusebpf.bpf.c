@@ -13,48 +13,48 @@
 #include "denywrite.bpf.h"
 #include "hide.bpf.h"
 
-static __always_inline int fusebpf_pre(struct fuse_bpf_ctx *ctx, __u32 policies)
+static __always_inline int fusebpf_pre(struct fuse_bpf_ctx *ctx, __u32 op, __u32 policies)
 {
 	int verdict = 0, v;
 
 	if (policies & FUSEBPF_POLICY_DENYWRITE) {
-		v = deny_pre(ctx);
+		v = deny_pre(ctx, op);
 		if (v < 0)
 			return v;
 		verdict |= v;
 	}
 	if (policies & FUSEBPF_POLICY_HIDE) {
-		v = hide_pre(ctx);
+		v = hide_pre(ctx, op);
 		if (v < 0)
 			return v;
 		verdict |= v;
 	}
 	if (policies & FUSEBPF_POLICY_ATTRS)
-		verdict |= attrs_pre(ctx);
+		verdict |= attrs_pre(ctx, op);
 	return verdict;
 }
 
-static __always_inline int fusebpf_post(struct fuse_bpf_ctx *ctx, __u32 policies)
+static __always_inline int fusebpf_post(struct fuse_bpf_ctx *ctx, __u32 op, __u32 policies)
 {
 	if (policies & FUSEBPF_POLICY_DENYWRITE)
-		deny_post(ctx);
+		deny_post(ctx, op);
 	if (policies & FUSEBPF_POLICY_HIDE)
-		hide_post(ctx);
+		hide_post(ctx, op);
 	if (policies & FUSEBPF_POLICY_ATTRS)
-		return attrs_post(ctx);
+		return attrs_post(ctx, op);
 	return 0;
 }
 
-static __always_inline int fusebpf_run(struct fuse_bpf_ctx *ctx)
+static __always_inline int fusebpf_run(struct fuse_bpf_ctx *ctx, __u32 op)
 {
 	__u32 policies = fusebpf_cfg().policies;
 	int verdict;
 
-	if (fusebpf_is_entry(ctx))
+	if (op == FUSE_READDIR && fusebpf_is_entry(ctx))
 		return fusebpf_stats_entry(ctx, policies & FUSEBPF_POLICY_HIDE ? hide_entry(ctx) : 0);
 	if (fusebpf_is_post(ctx))
-		return fusebpf_stats_post(ctx, fusebpf_post(ctx, policies));
-	verdict = fusebpf_pre(ctx, policies);
+		return fusebpf_stats_post(ctx, fusebpf_post(ctx, op, policies));
+	verdict = fusebpf_pre(ctx, op, policies);
 	/* Only hide looks at a listing's names */
 	if (!(policies & FUSEBPF_POLICY_HIDE))
 		verdict = fusebpf_no_entries(ctx, verdict);
@@ -65,24 +65,24 @@ static __always_inline int fusebpf_run(struct fuse_bpf_ctx *ctx)
  * The union of the ops the three policies act on; the others run nothing
  * (and are not counted in fusebpf_stats: use the stats filter for those).
  */
-FUSEBPF_OP(fusebpf, lookup, fusebpf_run)
-FUSEBPF_OP(fusebpf, getattr, fusebpf_run)
-FUSEBPF_OP(fusebpf, setattr, fusebpf_run)
-FUSEBPF_OP(fusebpf, readdir, fusebpf_run)
-FUSEBPF_OP(fusebpf, open, fusebpf_run)
-FUSEBPF_OP(fusebpf, write, fusebpf_run)
-FUSEBPF_OP(fusebpf, fallocate, fusebpf_run)
-FUSEBPF_OP(fusebpf, copy_file_range, fusebpf_run)
-FUSEBPF_OP(fusebpf, setxattr, fusebpf_run)
-FUSEBPF_OP(fusebpf, removexattr, fusebpf_run)
-FUSEBPF_OP(fusebpf, create, fusebpf_run)
-FUSEBPF_OP(fusebpf, rename2, fusebpf_run)
-FUSEBPF_OP(fusebpf, mknod, fusebpf_run)
-FUSEBPF_OP(fusebpf, mkdir, fusebpf_run)
-FUSEBPF_OP(fusebpf, link, fusebpf_run)
-FUSEBPF_OP(fusebpf, unlink, fusebpf_run)
-FUSEBPF_OP(fusebpf, rmdir, fusebpf_run)
-FUSEBPF_OP(fusebpf, symlink, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, lookup, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, getattr, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, setattr, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, readdir, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, open, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, write, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, fallocate, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, copy_file_range, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, setxattr, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, removexattr, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, create, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, rename2, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, mknod, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, mkdir, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, link, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, unlink, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, rmdir, fusebpf_run)
+FUSEBPF_OP_OPCODE(fusebpf, symlink, fusebpf_run)
 
 SEC(".struct_ops")
 struct fuse_ops fusebpf = {

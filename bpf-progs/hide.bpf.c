@@ -9,25 +9,25 @@
 #include "hide.bpf.h"
 
 /* Every phase of the ops below; an op without a member runs nothing. */
-static __always_inline int hide_run(struct fuse_bpf_ctx *ctx)
+static __always_inline int hide_run(struct fuse_bpf_ctx *ctx, __u32 op)
 {
-	if (fusebpf_is_entry(ctx))
+	if (op == FUSE_READDIR && fusebpf_is_entry(ctx))
 		return fusebpf_stats_entry(ctx, hide_entry(ctx));
 	if (fusebpf_is_post(ctx))
-		return fusebpf_stats_post(ctx, hide_post(ctx));
-	return fusebpf_stats_pre(ctx, hide_pre(ctx));
+		return fusebpf_stats_post(ctx, hide_post(ctx, op));
+	return fusebpf_stats_pre(ctx, hide_pre(ctx, op));
 }
 
-FUSEBPF_OP(hide, lookup, hide_run)
-FUSEBPF_OP(hide, readdir, hide_run)
-FUSEBPF_OP(hide, unlink, hide_run)
-FUSEBPF_OP(hide, rmdir, hide_run)
-FUSEBPF_OP(hide, mknod, hide_run)
-FUSEBPF_OP(hide, mkdir, hide_run)
-FUSEBPF_OP(hide, symlink, hide_run)
-FUSEBPF_OP(hide, link, hide_run)
-FUSEBPF_OP(hide, rename2, hide_run)
-FUSEBPF_OP(hide, create, hide_run)
+FUSEBPF_OP_OPCODE(hide, lookup, hide_run)
+FUSEBPF_OP_OPCODE(hide, readdir, hide_run)
+FUSEBPF_OP_OPCODE(hide, unlink, hide_run)
+FUSEBPF_OP_OPCODE(hide, rmdir, hide_run)
+FUSEBPF_OP_OPCODE(hide, mknod, hide_run)
+FUSEBPF_OP_OPCODE(hide, mkdir, hide_run)
+FUSEBPF_OP_OPCODE(hide, symlink, hide_run)
+FUSEBPF_OP_OPCODE(hide, link, hide_run)
+FUSEBPF_OP_OPCODE(hide, rename2, hide_run)
+FUSEBPF_OP_OPCODE(hide, create, hide_run)
 
 SEC(".struct_ops")
 struct fuse_ops hide = {

@@ -97,13 +97,13 @@ static __always_inline bool hide_audit(void)
 }
 
 /* LOOKUP, UNLINK, RMDIR of a hidden name (in arg): ENOENT, or 0 in audit mode. */
-static __always_inline int hide_absent(struct fuse_bpf_ctx *ctx, int arg)
+static __always_inline int hide_absent(struct fuse_bpf_ctx *ctx, __u32 op, int arg)
 {
 	if (hide_audit()) {
 		fusebpf_count(ctx, would_hide);
 		fusebpf_report(ctx, FUSEBPF_EV(HIDE, WOULD_HIDE), ENOENT, arg);
 		/* LOOKUP: hide_post() keeps the name out of the dentry cache */
-		return fusebpf_op(ctx) == FUSE_LOOKUP ? FUSE_BPF_POST_FILTER : 0;
+		return op == FUSE_LOOKUP ? FUSE_BPF_POST_FILTER : 0;
 	}
 	fusebpf_count(ctx, hidden);
 	fusebpf_report(ctx, FUSEBPF_EV(HIDE, HIDDEN), ENOENT, arg);
@@ -126,10 +126,14 @@ static __always_inline int hide_refuse(struct fuse_bpf_ctx *ctx, int arg)
 	return -err;
 }
 
-/* Prefilter: 0 (go on), FUSE_BPF_POST_FILTER (a LOOKUP to time out) or a negative errno. */
-static __noinline __attribute__((unused)) int hide_pre(struct fuse_bpf_ctx *ctx)
+/*
+ * Prefilter of op: 0 (go on), FUSE_BPF_POST_FILTER (a LOOKUP to time out)
+ * or a negative errno. Called with op a constant (FUSEBPF_OP_OPCODE()), so
+ * that the verifier walks that op's path only.
+ */
+static __noinline __attribute__((unused)) int hide_pre(struct fuse_bpf_ctx *ctx, __u32 op)
 {
-	int arg = fusebpf_entry_name_arg(fusebpf_op(ctx));
+	int arg = fusebpf_entry_name_arg(op);
 	struct fusebpf_name n;
 	long len;
 	int v;
@@ -138,7 +142,7 @@ static __noinline __attribute__((unused)) int hide_pre(struct fuse_bpf_ctx *ctx)
 		return 0;
 	if (arg == 2) {		/* RENAME: from a hidden name */
 		len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(1), &n);
-		if (hide_applies(&n, len) && (v = hide_absent(ctx, 1)) < 0)
+		if (hide_applies(&n, len) && (v = hide_absent(ctx, op, 1)) < 0)
 			return v;
 	}
 	len = fusebpf_get_name(ctx, FUSE_BPF_IN_ARG(arg), &n);
@@ -146,12 +150,12 @@ static __noinline __attribute__((unused)) int hide_pre(struct fuse_bpf_ctx *ctx)
 		return 0;
 	if (fusebpf_excepted(FUSEBPF_POLICY_HIDE))
 		/* LOOKUP: hide_post() puts a timeout on the name */
-		return fusebpf_op(ctx) == FUSE_LOOKUP ? FUSE_BPF_POST_FILTER : 0;
-	switch (fusebpf_op(ctx)) {
+		return op == FUSE_LOOKUP ? FUSE_BPF_POST_FILTER : 0;
+	switch (op) {
 	case FUSE_LOOKUP:
 	case FUSE_UNLINK:
 	case FUSE_RMDIR:
-		return hide_absent(ctx, arg);
+		return hide_absent(ctx, op, arg);
 	default:
 		return hide_refuse(ctx, arg);
 	}
@@ -186,11 +190,11 @@ static __noinline int hide_entry_no_cache(struct fuse_bpf_ctx *ctx)
  * after the policy enforces again (kernel patch 46). Only with hide
  * exceptions or in audit mode, so that other filters pay nothing here.
  */
-static __noinline __attribute__((unused)) int hide_post(struct fuse_bpf_ctx *ctx)
+static __noinline __attribute__((unused)) int hide_post_lookup(struct fuse_bpf_ctx *ctx)
 {
 	struct fusebpf_config cfg;
 
-	if (fusebpf_op(ctx) != FUSE_LOOKUP || fusebpf_error_in(ctx) < 0)
+	if (fusebpf_error_in(ctx) < 0)
 		return 0;
 	cfg = fusebpf_cfg();
 	if (!(cfg.hide_flags & FUSEBPF_HIDE_EXCEPTIONS) && !(cfg.flags & FUSEBPF_CFG_AUDIT))
@@ -198,6 +202,12 @@ static __noinline __attribute__((unused)) int hide_post(struct fuse_bpf_ctx *ctx
 	if (hide_lookup_name_hidden(ctx))
 		hide_entry_no_cache(ctx);
 	return 0;
+}
+
+/* Postfilter of op: only LOOKUP's does anything. */
+static __always_inline int hide_post(struct fuse_bpf_ctx *ctx, __u32 op)
+{
+	return op == FUSE_LOOKUP ? hide_post_lookup(ctx) : 0;
 }
 
 /* Entry filter: 0 (keep: not hidden, or audit mode) or FUSE_BPF_DROP_ENTRY. */

@@ -324,12 +324,11 @@ static __always_inline int post(struct fuse_bpf_ctx *ctx, __u32 op, struct hf_cf
 	return c->flags & HF_POST ? c->post_ret : 0;
 }
 
-static __always_inline int hf_run(struct fuse_bpf_ctx *ctx)
+static __always_inline int hf_run(struct fuse_bpf_ctx *ctx, __u32 op)
 {
-	__u32 op = fusebpf_op(ctx);
 	struct hf_cfg *c;
 
-	if (fusebpf_is_entry(ctx))
+	if (op == FUSE_READDIR && fusebpf_is_entry(ctx))
 		return 0;
 	if (op >= HF_MAX_OP)
 		op = 0;
@@ -341,7 +340,7 @@ static __always_inline int hf_run(struct fuse_bpf_ctx *ctx)
 	return pre(ctx, op, c);
 }
 
-FUSEBPF_ALL_OPS(hf, hf_run)
+FUSEBPF_ALL_OPS_OPCODE(hf, hf_run)
 
 SEC(".struct_ops")
 struct fuse_ops hf = { FUSEBPF_ALL_MEMBERS(hf) };
