@@ -126,7 +126,8 @@ include skel/Makefile.inc
 # built like the library's (fusebpf.h, vmlinux.h of our kernel).
 KFILTER_OBJS := $(BUILD)/tests/kfilter.bpf.o $(BUILD)/tests/kfilter_oob.bpf.o $(BUILD)/tests/kfilter_min.bpf.o \
 		$(BUILD)/tests/kfilter_dummy.bpf.o $(BUILD)/tests/kfilter_kfunc_cc.bpf.o \
-		$(BUILD)/tests/kfilter_ctxw.bpf.o
+		$(BUILD)/tests/kfilter_ctxw.bpf.o $(BUILD)/tests/kfilter_tcpkf.bpf.o \
+		$(BUILD)/tests/kfilter_nullbuf.bpf.o
 $(KFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_HEADERS)
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
@@ -140,6 +141,12 @@ $(FORGE_OBJS): $(BUILD)/tests/kfilter_forge_%.bpf.o: tests/bpf/kfilter_forge.bpf
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FILTER_CFLAGS) -DFORGE_MAP=$(if $(filter m%,$*),1,0) \
 		-DFORGE_SET=$(if $(filter %s,$*),1,0) -c $< -o $@
+# kfilter_narrow.bpf.c with a 1, 2 and 4-byte load of the context pointer
+NARROW_OBJS := $(foreach n,1 2 4,$(BUILD)/tests/kfilter_narrow_$(n).bpf.o)
+$(NARROW_OBJS): $(BUILD)/tests/kfilter_narrow_%.bpf.o: tests/bpf/kfilter_narrow.bpf.c skel/vmlinux.h $(BPF_HEADERS)
+	$(call msg,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CLANG) $(FILTER_CFLAGS) -DNARROW=$* -c $< -o $@
 # kfilter_retslot.bpf.c once per member whose index is a tracing attach type
 RETSLOT_OBJS := $(foreach m,fsyncdir access create,$(BUILD)/tests/kfilter_retslot_$(m).bpf.o)
 $(RETSLOT_OBJS): $(BUILD)/tests/kfilter_retslot_%.bpf.o: tests/bpf/kfilter_retslot.bpf.c skel/vmlinux.h \
@@ -147,7 +154,7 @@ $(RETSLOT_OBJS): $(BUILD)/tests/kfilter_retslot_%.bpf.o: tests/bpf/kfilter_retsl
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)
 	$(Q)$(CLANG) $(FILTER_CFLAGS) -DMEMBER=$* -DMEMBER_NAME='"$*"' -c $< -o $@
-$(BUILD)/tests/guest/bpf: $(KFILTER_OBJS) $(FORGE_OBJS) $(RETSLOT_OBJS) $(BUILD)/tests/kfilter.skel.h tests/lib/fusebpf_uapi.h \
+$(BUILD)/tests/guest/bpf: $(KFILTER_OBJS) $(FORGE_OBJS) $(RETSLOT_OBJS) $(NARROW_OBJS) $(BUILD)/tests/kfilter.skel.h tests/lib/fusebpf_uapi.h \
 	cli/fuse_uapi.h $(LOADER)
 $(BUILD)/tests/guest/bpf: TEST_CFLAGS += -Iskel -Ibpf-progs
 $(BUILD)/tests/guest/filters: $(LOADER)

@@ -1107,6 +1107,108 @@ out:
 }
 
 /*
+ * A member that loads the low 1, 2 or 4 bytes of its context pointer
+ * (tests/bpf/kfilter_narrow.bpf.c) and passes that to a kfunc: refused at
+ * load, or the kfunc would take a truncated address for a context.
+ */
+static int t_narrow_ctx_load_refused(void)
+{
+	static const char *const width[] = { "1", "2", "4" };
+	static char log[65536];
+	int ret = TAP_FAIL;
+	char name[64];
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "kfilter_narrow_%s", width[i]);
+		EXPECT(expect_refused(name, "invalid bpf_context access", log, sizeof(log)) == 0,
+		       "a %s-byte load of the context pointer: %s", width[i], log);
+	}
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/* A fuse_ops member calling tcp_congestion_ops's kfunc (kfilter_tcpkf.bpf.c) */
+static int t_tcp_kfunc_from_fuse_ops_refused(void)
+{
+	static char log[65536];
+	int ret = TAP_FAIL;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(expect_refused("kfilter_tcpkf", "tcp_reno_cong_avoid is not allowed", log,
+			      sizeof(log)) == 0,
+	       "a fuse_ops member calling tcp_reno_cong_avoid(): %s", log);
+	ret = TAP_OK;
+out:
+	return ret;
+}
+
+/* kfilter_nullbuf's results ({0} if unreadable) */
+struct nullbuf_res {
+	__s64 get, set, runs;
+};
+
+static struct nullbuf_res nullbuf_res(struct bpf_object *obj)
+{
+	struct nullbuf_res r = { 0 };
+	struct bpf_map *m;
+	__u32 key = 0;
+
+	bpf_object__for_each_map(m, obj)
+		if (bpf_map__is_internal(m) && strstr(bpf_map__name(m), ".bss"))
+			bpf_map_lookup_elem(bpf_map__fd(m), &key, &r);
+	return r;
+}
+
+/*
+ * A getattr member that hands both kfuncs an unchecked map value from a
+ * lookup that misses (kfilter_nullbuf.bpf.c): 6.1's verifier takes it for
+ * a buffer, and the kfuncs refuse NULL (-EINVAL) instead of writing
+ * through it. A verifier that refuses the program is as good.
+ */
+static int t_null_buffer_to_kfuncs(void)
+{
+	static char log[262144];
+	struct bpf_object *obj = NULL;
+	struct bpf_link *link = NULL;
+	struct nullbuf_res r;
+	struct bpf_map *map;
+	struct stat st;
+	int ret = TAP_FAIL, err = 0;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(make_tree() == 0);
+	libbpf_set_print(libbpf_quiet);
+	obj = load_named("kfilter_nullbuf", log, sizeof(log), &err);
+	EXPECT(obj, "open kfilter_nullbuf.bpf.o: %s", strerror(-err));
+	if (err < 0) {
+		printf("# refused at load: %.200s\n", log);
+		ret = TAP_OK;
+		goto out;
+	}
+	map = bpf_object__find_map_by_name(obj, "nullbuf");
+	link = map ? bpf_map__attach_struct_ops(map) : NULL;
+	EXPECT(link, "attach nullbuf: %s", strerror(errno));
+	EXPECT(mount_filtered(bpf_map__fd(map)) == 0);
+	EXPECT(stat(in(mnt, "public"), &st) == 0, "stat: %s", strerror(errno));
+	r = nullbuf_res(obj);
+	EXPECT(r.runs > 0, "the getattr member never ran");
+	EXPECT(r.get == -EINVAL && r.set == -EINVAL,
+	       "NULL buffer: bpf_fuse_get_arg %lld, bpf_fuse_set_arg %lld (want -EINVAL)",
+	       (long long)r.get, (long long)r.set);
+	ret = TAP_OK;
+out:
+	cleanup();
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+	return ret;
+}
+
+/*
  * A replacement decides about names the old filter allowed and the dentry
  * cache holds: "secret" (looked up), "dir/secret" (looked up below a
  * directory held open) and "made" (created through the view) are absent
@@ -1717,6 +1819,9 @@ static const struct tap_case cases[] = {
 	{ "forged_ctx_refused", t_forged_ctx_refused },
 	{ "replace_reaches_cached_names", t_replace_reaches_cached_names },
 	{ "ret_slot_refused", t_ret_slot_refused },
+	{ "narrow_ctx_load_refused", t_narrow_ctx_load_refused },
+	{ "tcp_kfunc_from_fuse_ops_refused", t_tcp_kfunc_from_fuse_ops_refused },
+	{ "null_buffer_to_kfuncs", t_null_buffer_to_kfuncs },
 	{ "percpu_counts_match_scripted_ops", t_percpu_counts },
 	{ "server_prefilter_decides_open", t_server_prefilter },
 	{ "server_postfilter_changes_getattr", t_server_postfilter },
