@@ -6,11 +6,18 @@
  */
 #include "attrs.bpf.h"
 
-/* Every phase of the ops below; an op without a member runs nothing. */
+/*
+ * attrs only rewrites results: each of its ops runs once, as the
+ * postfilter (post_only), counted but not timed (stats.h). The prefilter
+ * phase is kept for a map whose post_only is cleared.
+ */
+#define ATTRS_POST_ONLY	(FUSEBPF_POST_ONLY(lookup) | FUSEBPF_POST_ONLY(getattr) |	\
+			 FUSEBPF_POST_ONLY(setattr))
+
 static __always_inline int attrs_run(struct fuse_bpf_ctx *ctx, __u32 op)
 {
 	if (fusebpf_is_post(ctx))
-		return fusebpf_stats_post(ctx, attrs_post(ctx, op));
+		return fusebpf_stats_post_only(ctx, attrs_post(ctx, op));
 	return fusebpf_stats_pre(ctx, attrs_pre(ctx, op));
 }
 
@@ -23,6 +30,7 @@ struct fuse_ops attrs = {
 	FUSEBPF_MEMBER(attrs, lookup),
 	FUSEBPF_MEMBER(attrs, getattr),
 	FUSEBPF_MEMBER(attrs, setattr),
+	.post_only = ATTRS_POST_ONLY,
 };
 
 char LICENSE[] SEC("license") = "GPL";

@@ -45,6 +45,12 @@ static __always_inline int fusebpf_post(struct fuse_bpf_ctx *ctx, __u32 op, __u3
 	return 0;
 }
 
+/*
+ * GETATTR: no policy has a prefilter for it (attrs rewrites the result),
+ * so it runs once, as the postfilter, counted but not timed (stats.h).
+ */
+#define FUSEBPF_POST_ONLY_OPS	FUSEBPF_POST_ONLY(getattr)
+
 static __always_inline int fusebpf_run(struct fuse_bpf_ctx *ctx, __u32 op)
 {
 	__u32 policies = fusebpf_cfg().policies;
@@ -52,6 +58,8 @@ static __always_inline int fusebpf_run(struct fuse_bpf_ctx *ctx, __u32 op)
 
 	if (op == FUSE_READDIR && fusebpf_is_entry(ctx))
 		return fusebpf_stats_entry(ctx, policies & FUSEBPF_POLICY_HIDE ? hide_entry(ctx) : 0);
+	if (fusebpf_is_post(ctx) && FUSEBPF_IS_POST_ONLY(FUSEBPF_POST_ONLY_OPS, op))
+		return fusebpf_stats_post_only(ctx, fusebpf_post(ctx, op, policies));
 	if (fusebpf_is_post(ctx))
 		return fusebpf_stats_post(ctx, fusebpf_post(ctx, op, policies));
 	verdict = fusebpf_pre(ctx, op, policies);
@@ -104,6 +112,7 @@ struct fuse_ops fusebpf = {
 	FUSEBPF_MEMBER(fusebpf, unlink),
 	FUSEBPF_MEMBER(fusebpf, rmdir),
 	FUSEBPF_MEMBER(fusebpf, symlink),
+	.post_only = FUSEBPF_POST_ONLY_OPS,
 };
 
 char LICENSE[] SEC("license") = "GPL";

@@ -109,6 +109,18 @@ extern int bpf_fuse_set_arg(struct fuse_bpf_ctx *ctx, __u32 which,
 #define FUSEBPF_MEMBER(map, member)	.member = (void *)map##_##member
 
 /*
+ * FUSEBPF_POST_ONLY(member): its bit in struct fuse_ops' post_only, which
+ * says that the member only looks at or rewrites the result: the kernel
+ * runs it once, as the postfilter, and never as a prefilter (the op goes
+ * to the backing file as if the prefilter had returned FUSE_BPF_BACKING |
+ * FUSE_BPF_POST_FILTER). For example
+ *	.post_only = FUSEBPF_POST_ONLY(getattr),
+ * FUSEBPF_IS_POST_ONLY(mask, op): op's bit is in mask.
+ */
+#define FUSEBPF_POST_ONLY(member)	(1ULL << FUSEBPF_OPCODE_##member)
+#define FUSEBPF_IS_POST_ONLY(mask, op)	(((mask) >> ((op) & 63)) & 1)
+
+/*
  * FUSEBPF_OP_OPCODE(map, member, fn): the same program, returning fn(ctx,
  * opcode) with the member's FUSE opcode (FUSEBPF_OPCODE_<member>) as a
  * constant. The kernel runs a member only for its own operation, so a
@@ -268,19 +280,11 @@ extern int bpf_fuse_set_arg(struct fuse_bpf_ctx *ctx, __u32 which,
 /* ---- the context ------------------------------------------------------------ */
 
 /*
- * Context fields are read with a single load from the context pointer
- * itself: clang may otherwise keep a pointer to the middle of the context
- * and load from it ("dereference of modified ctx ptr", refused by the
- * verifier). Use these rather than ctx->opcode and ctx->error_in.
+ * Context fields are read through the kernel's BTF: vmlinux.h marks its
+ * structs preserve_access_index, so each read carries a CO-RE relocation
+ * and libbpf fixes its offset for the kernel the filter loads on.
  */
-#define fusebpf_ctx_u32(ctx, field)                                               \
-	({                                                                        \
-		__u32 __v;                                                        \
-		asm volatile("%0 = *(u32 *)(%1 + %2)"                             \
-			     : "=r"(__v)                                          \
-			     : "r"(ctx), "i"(__builtin_offsetof(struct fuse_bpf_ctx, field))); \
-		__v;                                                              \
-	})
+#define fusebpf_ctx_u32(ctx, field) ((__u32)(ctx)->field)
 
 /* The opcode with the filter bits (FUSE_PREFILTER...). */
 static __always_inline __u32 fusebpf_opcode(const struct fuse_bpf_ctx *ctx)

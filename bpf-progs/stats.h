@@ -188,12 +188,15 @@ static __always_inline void fusebpf_lat_end(struct fuse_bpf_ctx *ctx, struct fus
 	}
 }
 
-static __always_inline int fusebpf_stats_post(struct fuse_bpf_ctx *ctx, int verdict)
+/*
+ * The postfilter of an op the filter runs post only (FUSEBPF_POST_ONLY):
+ * counted (post, backing_errors, to_user), not timed, as no prefilter
+ * stamped its start.
+ */
+static __always_inline int fusebpf_stats_post_only(struct fuse_bpf_ctx *ctx, int verdict)
 {
 	struct fusebpf_op_stats *s = fusebpf_stats_of(ctx);
 
-	if (fusebpf_timing())
-		fusebpf_lat_end(ctx, s);
 	if (s) {
 		s->post++;
 		if (fusebpf_error_in(ctx) < 0)
@@ -202,6 +205,13 @@ static __always_inline int fusebpf_stats_post(struct fuse_bpf_ctx *ctx, int verd
 			s->to_user++;
 	}
 	return verdict;
+}
+
+static __always_inline int fusebpf_stats_post(struct fuse_bpf_ctx *ctx, int verdict)
+{
+	if (fusebpf_timing())
+		fusebpf_lat_end(ctx, fusebpf_stats_of(ctx));
+	return fusebpf_stats_post_only(ctx, verdict);
 }
 
 static __always_inline int fusebpf_stats_entry(struct fuse_bpf_ctx *ctx, int verdict)

@@ -1210,6 +1210,71 @@ out:
 	return ret;
 }
 
+struct postonly_res {
+	__s64 pre, post, entry;
+};
+
+static struct postonly_res postonly_res(struct bpf_object *obj)
+{
+	struct postonly_res r = { 0 };
+	struct bpf_map *m;
+	__u32 key = 0;
+
+	bpf_object__for_each_map(m, obj)
+		if (bpf_map__is_internal(m) && strstr(bpf_map__name(m), ".bss"))
+			bpf_map_lookup_elem(bpf_map__fd(m), &key, &r);
+	return r;
+}
+
+/*
+ * A getattr member in post_only (kfilter_postonly.bpf.c) runs as the
+ * postfilter only: stats through the view run it once each, never as a
+ * prefilter, and its rewrite of the mode is what stat() shows. A mask
+ * with the bit of an op that has no member (FORGET) is refused when the
+ * map is updated.
+ */
+static int t_post_only_runs_once(void)
+{
+	static char log[262144];
+	struct bpf_link *link = NULL, *bad = NULL;
+	struct bpf_object *obj = NULL;
+	struct postonly_res r;
+	struct bpf_map *map;
+	struct stat st;
+	int ret = TAP_FAIL, err = 0, i;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	EXPECT(make_tree() == 0);
+	libbpf_set_print(libbpf_quiet);
+	obj = load_named("kfilter_postonly", log, sizeof(log), &err);
+	EXPECT(obj && err == 0, "load kfilter_postonly.bpf.o: %s\n%.2000s", strerror(-err), log);
+	map = bpf_object__find_map_by_name(obj, "badmask");
+	bad = map ? bpf_map__attach_struct_ops(map) : NULL;
+	EXPECT(!bad && errno == EINVAL,
+	       "post_only with FORGET's bit: want EINVAL at the update, got %s",
+	       bad ? "success" : strerror(errno));
+	map = bpf_object__find_map_by_name(obj, "postonly");
+	link = map ? bpf_map__attach_struct_ops(map) : NULL;
+	EXPECT(link, "attach postonly: %s", strerror(errno));
+	EXPECT(mount_filtered(bpf_map__fd(map)) == 0);
+	for (i = 0; i < 3; i++)
+		EXPECT(stat(in(mnt, "public"), &st) == 0, "stat: %s", strerror(errno));
+	EXPECT((st.st_mode & 07777) == 0400, "mode %o, want the postfilter's 0400",
+	       st.st_mode & 07777);
+	r = postonly_res(obj);
+	EXPECT(r.pre == 0, "the member ran %lld times as a prefilter", (long long)r.pre);
+	EXPECT(r.post >= 3, "the member ran %lld times as the postfilter (3 stats)",
+	       (long long)r.post);
+	ret = TAP_OK;
+out:
+	cleanup();
+	bpf_link__destroy(bad);
+	bpf_link__destroy(link);
+	bpf_object__close(obj);
+	return ret;
+}
+
 /*
  * A replacement decides about names the old filter allowed and the dentry
  * cache holds: "secret" (looked up), "dir/secret" (looked up below a
@@ -1824,6 +1889,7 @@ static const struct tap_case cases[] = {
 	{ "narrow_ctx_load_refused", t_narrow_ctx_load_refused },
 	{ "tcp_kfunc_from_fuse_ops_refused", t_tcp_kfunc_from_fuse_ops_refused },
 	{ "null_buffer_to_kfuncs", t_null_buffer_to_kfuncs },
+	{ "post_only_runs_once", t_post_only_runs_once },
 	{ "percpu_counts_match_scripted_ops", t_percpu_counts },
 	{ "server_prefilter_decides_open", t_server_prefilter },
 	{ "server_postfilter_changes_getattr", t_server_postfilter },
