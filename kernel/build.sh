@@ -69,6 +69,13 @@ echo "pid $$, $flavor flavour, since $(date '+%H:%M:%S')" >"$cache/build.lock"
 # The Debian point release the series was made on, and the installed one.
 made_on=$(sed -n 's/^# made-on: *//p' "$here/series" | head -n1)
 installed=$(dpkg-query -W -f '${Version}' linux-source-6.1 2>/dev/null || echo unknown)
+# The oldest point release the series works on: "# needs:" in kernel/series
+# (the backports it relies on are named there).
+needs=$(sed -n 's/^# needs: *\([^ ]*\).*/\1/p' "$here/series" | head -n1)
+if [ -n "$needs" ] && [ "$installed" != unknown ] &&
+	dpkg --compare-versions "$installed" lt "$needs"; then
+	die "linux-source-6.1 $installed is older than $needs, which kernel/series needs; install the current one: apt-get update && apt-get install linux-source-6.1"
+fi
 
 # --- 1. extract once ---------------------------------------------------------
 if [ ! -f "$src/.fusebpf-pristine" ] || [ "$(cat "$src/.fusebpf-pristine")" != "$installed" ]; then

@@ -1148,6 +1148,52 @@ out:
 	return ret;
 }
 
+/*
+ * An extension (freplace) of a function of a fuse_ops program runs in a
+ * filter, so fuse_ops' kfunc allow-list applies to it: kfilter_ext's call
+ * of tcp_reno_cong_avoid() must be refused as "not allowed" (6.1 verifies
+ * extensions with the generic struct_ops ops, which allow every kfunc
+ * registered for struct_ops programs).
+ */
+static int t_tcp_kfunc_from_extension_refused(void)
+{
+	static char log[262144];
+	LIBBPF_OPTS(bpf_object_open_opts, oopts);
+	struct bpf_object *tgt = NULL, *ext = NULL;
+	struct bpf_program *prog, *eprog;
+	int ret = TAP_FAIL, err = 0;
+	char path[512];
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	libbpf_set_print(libbpf_quiet);
+	tgt = load_named("kfilter_exttgt", log, sizeof(log), &err);
+	EXPECT(tgt && err == 0, "load kfilter_exttgt.bpf.o: %s\n%.2000s", strerror(-err), log);
+	prog = bpf_object__find_program_by_name(tgt, "exttgt_getattr");
+	EXPECT(prog && bpf_program__fd(prog) >= 0, "kfilter_exttgt has no exttgt_getattr");
+	snprintf(path, sizeof(path), "%s/kfilter_ext.bpf.o",
+		 getenv("TEST_BPF_DIR") ?: "build/tests");
+	oopts.kernel_log_buf = log;
+	oopts.kernel_log_size = sizeof(log);
+	oopts.kernel_log_level = 1;
+	ext = bpf_object__open_file(path, &oopts);
+	EXPECT(ext, "open %s: %s", path, strerror(errno));
+	eprog = bpf_object__next_program(ext, NULL);
+	EXPECT(eprog && bpf_program__set_attach_target(eprog, bpf_program__fd(prog),
+							"ext_target") == 0,
+	       "set the extension's target: %s", strerror(errno));
+	log[0] = '\0';
+	err = bpf_object__load(ext);
+	EXPECT(err < 0, "an extension of a fuse_ops program loaded a call of tcp_reno_cong_avoid()");
+	EXPECT(strstr(log, "tcp_reno_cong_avoid is not allowed"),
+	       "refused, but not by the kfunc allow-list: %.400s", log);
+	ret = TAP_OK;
+out:
+	bpf_object__close(ext);
+	bpf_object__close(tgt);
+	return ret;
+}
+
 /* kfilter_nullbuf's results ({0} if unreadable) */
 struct nullbuf_res {
 	__s64 get, set, runs;
@@ -1888,6 +1934,7 @@ static const struct tap_case cases[] = {
 	{ "ret_slot_refused", t_ret_slot_refused },
 	{ "narrow_ctx_load_refused", t_narrow_ctx_load_refused },
 	{ "tcp_kfunc_from_fuse_ops_refused", t_tcp_kfunc_from_fuse_ops_refused },
+	{ "tcp_kfunc_from_extension_refused", t_tcp_kfunc_from_extension_refused },
 	{ "null_buffer_to_kfuncs", t_null_buffer_to_kfuncs },
 	{ "post_only_runs_once", t_post_only_runs_once },
 	{ "percpu_counts_match_scripted_ops", t_percpu_counts },
