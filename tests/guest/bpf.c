@@ -1272,6 +1272,50 @@ static struct postonly_res postonly_res(struct bpf_object *obj)
 	return r;
 }
 
+/* libbpf's debug lines, kept for libbpf_capture()'s caller */
+static char libbpf_lines[1 << 18];
+static size_t libbpf_lines_len;
+
+static int libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	size_t room = sizeof(libbpf_lines) - libbpf_lines_len;
+	int n = vsnprintf(libbpf_lines + libbpf_lines_len, room, fmt, ap);
+
+	(void)level;
+	if (n > 0)
+		libbpf_lines_len += (size_t)n < room ? (size_t)n : room - 1;
+	return 0;
+}
+
+/*
+ * struct fuse_bpf_ctx is not UAPI, so a filter must not read it at offsets
+ * fixed when it was compiled: fusebpf.h's reads carry CO-RE relocations,
+ * which libbpf resolves against the running kernel's BTF (its debug log
+ * names each one) when it loads kfilter_postonly.
+ */
+static int t_ctx_reads_core_relocated(void)
+{
+	static char log[262144];
+	struct bpf_object *obj = NULL;
+	int ret = TAP_FAIL, err = 0;
+
+	if (!have_fuse_ops())
+		SKIP("kernel without struct fuse_ops");
+	libbpf_lines_len = 0;
+	libbpf_lines[0] = '\0';
+	libbpf_set_print(libbpf_capture);
+	obj = load_named("kfilter_postonly", log, sizeof(log), &err);
+	libbpf_set_print(libbpf_quiet);
+	EXPECT(obj && err == 0, "load kfilter_postonly.bpf.o: %s", strerror(-err));
+	EXPECT(strstr(libbpf_lines, "struct fuse_bpf_ctx.opcode"),
+	       "no CO-RE relocation of fuse_bpf_ctx.opcode in libbpf's log (%zu bytes)",
+	       libbpf_lines_len);
+	ret = TAP_OK;
+out:
+	bpf_object__close(obj);
+	return ret;
+}
+
 /*
  * A getattr member in post_only (kfilter_postonly.bpf.c) runs as the
  * postfilter only: stats through the view run it once each, never as a
@@ -1937,6 +1981,7 @@ static const struct tap_case cases[] = {
 	{ "tcp_kfunc_from_extension_refused", t_tcp_kfunc_from_extension_refused },
 	{ "null_buffer_to_kfuncs", t_null_buffer_to_kfuncs },
 	{ "post_only_runs_once", t_post_only_runs_once },
+	{ "ctx_reads_core_relocated", t_ctx_reads_core_relocated },
 	{ "percpu_counts_match_scripted_ops", t_percpu_counts },
 	{ "server_prefilter_decides_open", t_server_prefilter },
 	{ "server_postfilter_changes_getattr", t_server_postfilter },
