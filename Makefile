@@ -128,7 +128,8 @@ KFILTER_OBJS := $(BUILD)/tests/kfilter.bpf.o $(BUILD)/tests/kfilter_oob.bpf.o $(
 		$(BUILD)/tests/kfilter_dummy.bpf.o $(BUILD)/tests/kfilter_kfunc_cc.bpf.o \
 		$(BUILD)/tests/kfilter_ctxw.bpf.o $(BUILD)/tests/kfilter_tcpkf.bpf.o \
 		$(BUILD)/tests/kfilter_nullbuf.bpf.o $(BUILD)/tests/kfilter_postonly.bpf.o \
-		$(BUILD)/tests/kfilter_ext.bpf.o $(BUILD)/tests/kfilter_exttgt.bpf.o
+		$(BUILD)/tests/kfilter_ext.bpf.o $(BUILD)/tests/kfilter_exttgt.bpf.o \
+		$(BUILD)/tests/kfilter_dummytgt.bpf.o
 $(KFILTER_OBJS): $(BUILD)/tests/%.bpf.o: tests/bpf/%.bpf.c skel/vmlinux.h $(BPF_HEADERS)
 	$(call msg,CLANG,$@)
 	@mkdir -p $(@D)

@@ -8,8 +8,9 @@
 
 /*
  * attrs only rewrites results: each of its ops runs once, as the
- * postfilter (post_only), counted but not timed (stats.h). The prefilter
- * phase is kept for a map whose post_only is cleared.
+ * postfilter (post_only), counted but not timed (stats.h). A map whose
+ * post_only is cleared still rewrites: its ops then also run and count
+ * a prefilter, and stay untimed.
  */
 #define ATTRS_POST_ONLY	(FUSEBPF_POST_ONLY(lookup) | FUSEBPF_POST_ONLY(getattr) |	\
 			 FUSEBPF_POST_ONLY(setattr))

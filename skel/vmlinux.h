@@ -14431,10 +14431,1265 @@ union x86_pmu_config {
 	u64 value;
 };
 
+struct sigcontext_64 {
+	__u64 r8;
+	__u64 r9;
+	__u64 r10;
+	__u64 r11;
+	__u64 r12;
+	__u64 r13;
+	__u64 r14;
+	__u64 r15;
+	__u64 di;
+	__u64 si;
+	__u64 bp;
+	__u64 bx;
+	__u64 dx;
+	__u64 ax;
+	__u64 cx;
+	__u64 sp;
+	__u64 ip;
+	__u64 flags;
+	__u16 cs;
+	__u16 gs;
+	__u16 fs;
+	__u16 ss;
+	__u64 err;
+	__u64 trapno;
+	__u64 oldmask;
+	__u64 cr2;
+	__u64 fpstate;
+	__u64 reserved1[8];
+};
+
+typedef sigset_t compat_sigset_t;
+
+struct sigaltstack {
+	void *ss_sp;
+	int ss_flags;
+	__kernel_size_t ss_size;
+};
+
+typedef struct sigaltstack stack_t;
+
+struct siginfo {
+	union {
+		struct {
+			int si_signo;
+			int si_errno;
+			int si_code;
+			union __sifields _sifields;
+		};
+		int _si_pad[32];
+	};
+};
+
+typedef struct siginfo siginfo_t;
+
+struct ksignal {
+	struct k_sigaction ka;
+	kernel_siginfo_t info;
+	int sig;
+};
+
+struct __large_struct {
+	long unsigned int buf[100];
+};
+
+struct ucontext {
+	long unsigned int uc_flags;
+	struct ucontext *uc_link;
+	stack_t uc_stack;
+	struct sigcontext_64 uc_mcontext;
+	sigset_t uc_sigmask;
+};
+
+struct kernel_vm86_regs {
+	struct pt_regs pt;
+	short unsigned int es;
+	short unsigned int __esh;
+	short unsigned int ds;
+	short unsigned int __dsh;
+	short unsigned int fs;
+	short unsigned int __fsh;
+	short unsigned int gs;
+	short unsigned int __gsh;
+};
+
+struct rt_sigframe {
+	char *pretcode;
+	struct ucontext uc;
+	struct siginfo info;
+};
+
+enum {
+	GATE_INTERRUPT = 14,
+	GATE_TRAP = 15,
+	GATE_CALL = 12,
+	GATE_TASK = 5,
+};
+
+struct idt_bits {
+	u16 ist: 3;
+	u16 zero: 5;
+	u16 type: 5;
+	u16 dpl: 2;
+	u16 p: 1;
+};
+
+struct idt_data {
+	unsigned int vector;
+	unsigned int segment;
+	struct idt_bits bits;
+	const void *addr;
+};
+
+struct gate_struct {
+	u16 offset_low;
+	u16 segment;
+	struct idt_bits bits;
+	u16 offset_middle;
+	u32 offset_high;
+	u32 reserved;
+};
+
+typedef struct gate_struct gate_desc;
+
+struct desc_ptr {
+	short unsigned int size;
+	long unsigned int address;
+} __attribute__((packed));
+
+enum irqreturn {
+	IRQ_NONE = 0,
+	IRQ_HANDLED = 1,
+	IRQ_WAKE_THREAD = 2,
+};
+
+typedef enum irqreturn irqreturn_t;
+
+typedef irqreturn_t (*irq_handler_t)(int, void *);
+
+struct irqaction {
+	irq_handler_t handler;
+	void *dev_id;
+	void *percpu_dev_id;
+	struct irqaction *next;
+	irq_handler_t thread_fn;
+	struct task_struct *thread;
+	struct irqaction *secondary;
+	unsigned int irq;
+	unsigned int flags;
+	long unsigned int thread_flags;
+	long unsigned int thread_mask;
+	const char *name;
+	struct proc_dir_entry *dir;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct irq_affinity_notify {
+	unsigned int irq;
+	struct kref kref;
+	struct work_struct work;
+	void (*notify)(struct irq_affinity_notify *, const cpumask_t *);
+	void (*release)(struct kref *);
+};
+
+enum irqchip_irq_state {
+	IRQCHIP_STATE_PENDING = 0,
+	IRQCHIP_STATE_ACTIVE = 1,
+	IRQCHIP_STATE_MASKED = 2,
+	IRQCHIP_STATE_LINE_LEVEL = 3,
+};
+
+struct irq_desc;
+
+typedef void (*irq_flow_handler_t)(struct irq_desc *);
+
+struct msi_desc;
+
+struct irq_common_data {
+	unsigned int state_use_accessors;
+	void *handler_data;
+	struct msi_desc *msi_desc;
+	cpumask_var_t affinity;
+	cpumask_var_t effective_affinity;
+};
+
+struct irq_chip;
+
+struct irq_domain;
+
+struct irq_data {
+	u32 mask;
+	unsigned int irq;
+	long unsigned int hwirq;
+	struct irq_common_data *common;
+	struct irq_chip *chip;
+	struct irq_domain *domain;
+	struct irq_data *parent_data;
+	void *chip_data;
+};
+
+struct irq_desc {
+	struct irq_common_data irq_common_data;
+	struct irq_data irq_data;
+	unsigned int *kstat_irqs;
+	irq_flow_handler_t handle_irq;
+	struct irqaction *action;
+	unsigned int status_use_accessors;
+	unsigned int core_internal_state__do_not_mess_with_it;
+	unsigned int depth;
+	unsigned int wake_depth;
+	unsigned int tot_count;
+	unsigned int irq_count;
+	long unsigned int last_unhandled;
+	unsigned int irqs_unhandled;
+	atomic_t threads_handled;
+	int threads_handled_last;
+	raw_spinlock_t lock;
+	struct cpumask *percpu_enabled;
+	const struct cpumask *percpu_affinity;
+	const struct cpumask *affinity_hint;
+	struct irq_affinity_notify *affinity_notify;
+	cpumask_var_t pending_mask;
+	long unsigned int threads_oneshot;
+	atomic_t threads_active;
+	wait_queue_head_t wait_for_threads;
+	struct proc_dir_entry *dir;
+	struct callback_head rcu;
+	struct kobject kobj;
+	struct mutex request_mutex;
+	int parent_irq;
+	struct module *owner;
+	const char *name;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct msi_msg;
+
+struct irq_chip {
+	const char *name;
+	unsigned int (*irq_startup)(struct irq_data *);
+	void (*irq_shutdown)(struct irq_data *);
+	void (*irq_enable)(struct irq_data *);
+	void (*irq_disable)(struct irq_data *);
+	void (*irq_ack)(struct irq_data *);
+	void (*irq_mask)(struct irq_data *);
+	void (*irq_mask_ack)(struct irq_data *);
+	void (*irq_unmask)(struct irq_data *);
+	void (*irq_eoi)(struct irq_data *);
+	int (*irq_set_affinity)(struct irq_data *, const struct cpumask *, bool);
+	int (*irq_retrigger)(struct irq_data *);
+	int (*irq_set_type)(struct irq_data *, unsigned int);
+	int (*irq_set_wake)(struct irq_data *, unsigned int);
+	void (*irq_bus_lock)(struct irq_data *);
+	void (*irq_bus_sync_unlock)(struct irq_data *);
+	void (*irq_suspend)(struct irq_data *);
+	void (*irq_resume)(struct irq_data *);
+	void (*irq_pm_shutdown)(struct irq_data *);
+	void (*irq_calc_mask)(struct irq_data *);
+	void (*irq_print_chip)(struct irq_data *, struct seq_file *);
+	int (*irq_request_resources)(struct irq_data *);
+	void (*irq_release_resources)(struct irq_data *);
+	void (*irq_compose_msi_msg)(struct irq_data *, struct msi_msg *);
+	void (*irq_write_msi_msg)(struct irq_data *, struct msi_msg *);
+	int (*irq_get_irqchip_state)(struct irq_data *, enum irqchip_irq_state, bool *);
+	int (*irq_set_irqchip_state)(struct irq_data *, enum irqchip_irq_state, bool);
+	int (*irq_set_vcpu_affinity)(struct irq_data *, void *);
+	void (*ipi_send_single)(struct irq_data *, unsigned int);
+	void (*ipi_send_mask)(struct irq_data *, const struct cpumask *);
+	int (*irq_nmi_setup)(struct irq_data *);
+	void (*irq_nmi_teardown)(struct irq_data *);
+	long unsigned int flags;
+};
+
+typedef struct irq_desc *vector_irq_t[256];
+
+struct irqentry_state {
+	union {
+		bool exit_rcu;
+		bool lockdep;
+	};
+};
+
+typedef struct irqentry_state irqentry_state_t;
+
+struct trace_event_raw_x86_irq_vector {
+	struct trace_entry ent;
+	int vector;
+	char __data[0];
+};
+
+struct trace_event_raw_vector_config {
+	struct trace_entry ent;
+	unsigned int irq;
+	unsigned int vector;
+	unsigned int cpu;
+	unsigned int apicdest;
+	char __data[0];
+};
+
+struct trace_event_raw_vector_mod {
+	struct trace_entry ent;
+	unsigned int irq;
+	unsigned int vector;
+	unsigned int cpu;
+	unsigned int prev_vector;
+	unsigned int prev_cpu;
+	char __data[0];
+};
+
+struct trace_event_raw_vector_reserve {
+	struct trace_entry ent;
+	unsigned int irq;
+	int ret;
+	char __data[0];
+};
+
+struct trace_event_raw_vector_alloc {
+	struct trace_entry ent;
+	unsigned int irq;
+	unsigned int vector;
+	bool reserved;
+	int ret;
+	char __data[0];
+};
+
+struct trace_event_raw_vector_alloc_managed {
+	struct trace_entry ent;
+	unsigned int irq;
+	unsigned int vector;
+	int ret;
+	char __data[0];
+};
+
+struct trace_event_raw_vector_activate {
+	struct trace_entry ent;
+	unsigned int irq;
+	bool is_managed;
+	bool can_reserve;
+	bool reserve;
+	char __data[0];
+};
+
+struct trace_event_raw_vector_teardown {
+	struct trace_entry ent;
+	unsigned int irq;
+	bool is_managed;
+	bool has_reserved;
+	char __data[0];
+};
+
+struct trace_event_raw_vector_setup {
+	struct trace_entry ent;
+	unsigned int irq;
+	bool is_legacy;
+	int ret;
+	char __data[0];
+};
+
+struct trace_event_raw_vector_free_moved {
+	struct trace_entry ent;
+	unsigned int irq;
+	unsigned int cpu;
+	unsigned int vector;
+	bool is_managed;
+	char __data[0];
+};
+
+struct trace_event_data_offsets_x86_irq_vector {};
+
+struct trace_event_data_offsets_vector_config {};
+
+struct trace_event_data_offsets_vector_mod {};
+
+struct trace_event_data_offsets_vector_reserve {};
+
+struct trace_event_data_offsets_vector_alloc {};
+
+struct trace_event_data_offsets_vector_alloc_managed {};
+
+struct trace_event_data_offsets_vector_activate {};
+
+struct trace_event_data_offsets_vector_teardown {};
+
+struct trace_event_data_offsets_vector_setup {};
+
+struct trace_event_data_offsets_vector_free_moved {};
+
+typedef void (*btf_trace_local_timer_entry)(void *, int);
+
+typedef void (*btf_trace_local_timer_exit)(void *, int);
+
+typedef void (*btf_trace_spurious_apic_entry)(void *, int);
+
+typedef void (*btf_trace_spurious_apic_exit)(void *, int);
+
+typedef void (*btf_trace_error_apic_entry)(void *, int);
+
+typedef void (*btf_trace_error_apic_exit)(void *, int);
+
+typedef void (*btf_trace_x86_platform_ipi_entry)(void *, int);
+
+typedef void (*btf_trace_x86_platform_ipi_exit)(void *, int);
+
+typedef void (*btf_trace_irq_work_entry)(void *, int);
+
+typedef void (*btf_trace_irq_work_exit)(void *, int);
+
+typedef void (*btf_trace_reschedule_entry)(void *, int);
+
+typedef void (*btf_trace_reschedule_exit)(void *, int);
+
+typedef void (*btf_trace_call_function_entry)(void *, int);
+
+typedef void (*btf_trace_call_function_exit)(void *, int);
+
+typedef void (*btf_trace_call_function_single_entry)(void *, int);
+
+typedef void (*btf_trace_call_function_single_exit)(void *, int);
+
+typedef void (*btf_trace_thermal_apic_entry)(void *, int);
+
+typedef void (*btf_trace_thermal_apic_exit)(void *, int);
+
+typedef void (*btf_trace_vector_config)(void *, unsigned int, unsigned int, unsigned int, unsigned int);
+
+typedef void (*btf_trace_vector_update)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int);
+
+typedef void (*btf_trace_vector_clear)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int);
+
+typedef void (*btf_trace_vector_reserve_managed)(void *, unsigned int, int);
+
+typedef void (*btf_trace_vector_reserve)(void *, unsigned int, int);
+
+typedef void (*btf_trace_vector_alloc)(void *, unsigned int, unsigned int, bool, int);
+
+typedef void (*btf_trace_vector_alloc_managed)(void *, unsigned int, unsigned int, int);
+
+typedef void (*btf_trace_vector_activate)(void *, unsigned int, bool, bool, bool);
+
+typedef void (*btf_trace_vector_deactivate)(void *, unsigned int, bool, bool, bool);
+
+typedef void (*btf_trace_vector_teardown)(void *, unsigned int, bool, bool);
+
+typedef void (*btf_trace_vector_setup)(void *, unsigned int, bool, int);
+
+typedef void (*btf_trace_vector_free_moved)(void *, unsigned int, unsigned int, unsigned int, bool);
+
+enum lockdep_ok {
+	LOCKDEP_STILL_OK = 0,
+	LOCKDEP_NOW_UNRELIABLE = 1,
+};
+
+enum {
+	DQF_ROOT_SQUASH_B = 0,
+	DQF_SYS_FILE_B = 16,
+	DQF_PRIVATE = 17,
+};
+
+enum {
+	DQST_LOOKUPS = 0,
+	DQST_DROPS = 1,
+	DQST_READS = 2,
+	DQST_WRITES = 3,
+	DQST_CACHE_HITS = 4,
+	DQST_ALLOC_DQUOTS = 5,
+	DQST_FREE_DQUOTS = 6,
+	DQST_SYNCS = 7,
+	_DQST_DQSTAT_LAST = 8,
+};
+
+enum {
+	SB_UNFROZEN = 0,
+	SB_FREEZE_WRITE = 1,
+	SB_FREEZE_PAGEFAULT = 2,
+	SB_FREEZE_FS = 3,
+	SB_FREEZE_COMPLETE = 4,
+};
+
+enum compound_dtor_id {
+	NULL_COMPOUND_DTOR = 0,
+	COMPOUND_PAGE_DTOR = 1,
+	NR_COMPOUND_DTORS = 2,
+};
+
+enum {
+	HI_SOFTIRQ = 0,
+	TIMER_SOFTIRQ = 1,
+	NET_TX_SOFTIRQ = 2,
+	NET_RX_SOFTIRQ = 3,
+	BLOCK_SOFTIRQ = 4,
+	IRQ_POLL_SOFTIRQ = 5,
+	TASKLET_SOFTIRQ = 6,
+	SCHED_SOFTIRQ = 7,
+	HRTIMER_SOFTIRQ = 8,
+	RCU_SOFTIRQ = 9,
+	NR_SOFTIRQS = 10,
+};
+
+enum die_val {
+	DIE_OOPS = 1,
+	DIE_INT3 = 2,
+	DIE_DEBUG = 3,
+	DIE_PANIC = 4,
+	DIE_NMI = 5,
+	DIE_DIE = 6,
+	DIE_KERNELDEBUG = 7,
+	DIE_TRAP = 8,
+	DIE_GPF = 9,
+	DIE_CALL = 10,
+	DIE_PAGE_FAULT = 11,
+	DIE_NMIUNKNOWN = 12,
+};
+
 enum show_regs_mode {
 	SHOW_REGS_SHORT = 0,
 	SHOW_REGS_USER = 1,
 	SHOW_REGS_ALL = 2,
+};
+
+enum key_being_used_for {
+	VERIFYING_MODULE_SIGNATURE = 0,
+	VERIFYING_FIRMWARE_SIGNATURE = 1,
+	VERIFYING_KEXEC_PE_SIGNATURE = 2,
+	VERIFYING_KEY_SIGNATURE = 3,
+	VERIFYING_KEY_SELF_SIGNATURE = 4,
+	VERIFYING_UNSPECIFIED_SIGNATURE = 5,
+	NR__KEY_BEING_USED_FOR = 6,
+};
+
+enum stack_type {
+	STACK_TYPE_UNKNOWN = 0,
+	STACK_TYPE_TASK = 1,
+	STACK_TYPE_IRQ = 2,
+	STACK_TYPE_SOFTIRQ = 3,
+	STACK_TYPE_ENTRY = 4,
+	STACK_TYPE_EXCEPTION = 5,
+	STACK_TYPE_EXCEPTION_LAST = 10,
+};
+
+struct stack_info {
+	enum stack_type type;
+	long unsigned int *begin;
+	long unsigned int *end;
+	long unsigned int *next_sp;
+};
+
+struct unwind_state {
+	struct stack_info stack_info;
+	long unsigned int stack_mask;
+	struct task_struct *task;
+	int graph_idx;
+	struct llist_node *kr_cur;
+	bool error;
+	bool signal;
+	bool full_regs;
+	long unsigned int sp;
+	long unsigned int bp;
+	long unsigned int ip;
+	struct pt_regs *regs;
+	struct pt_regs *prev_regs;
+};
+
+typedef long unsigned int irq_hw_number_t;
+
+struct atomic_notifier_head {
+	spinlock_t lock;
+	struct notifier_block *head;
+};
+
+struct irq_fwspec {
+	struct fwnode_handle *fwnode;
+	int param_count;
+	u32 param[16];
+};
+
+enum irq_domain_bus_token {
+	DOMAIN_BUS_ANY = 0,
+	DOMAIN_BUS_WIRED = 1,
+	DOMAIN_BUS_GENERIC_MSI = 2,
+	DOMAIN_BUS_PCI_MSI = 3,
+	DOMAIN_BUS_PLATFORM_MSI = 4,
+	DOMAIN_BUS_NEXUS = 5,
+	DOMAIN_BUS_IPI = 6,
+	DOMAIN_BUS_FSL_MC_MSI = 7,
+	DOMAIN_BUS_TI_SCI_INTA_MSI = 8,
+	DOMAIN_BUS_WAKEUP = 9,
+	DOMAIN_BUS_VMD_MSI = 10,
+};
+
+struct irq_domain_ops {
+	int (*match)(struct irq_domain *, struct device_node *, enum irq_domain_bus_token);
+	int (*select)(struct irq_domain *, struct irq_fwspec *, enum irq_domain_bus_token);
+	int (*map)(struct irq_domain *, unsigned int, irq_hw_number_t);
+	void (*unmap)(struct irq_domain *, unsigned int);
+	int (*xlate)(struct irq_domain *, struct device_node *, const u32 *, unsigned int, long unsigned int *, unsigned int *);
+	int (*alloc)(struct irq_domain *, unsigned int, unsigned int, void *);
+	void (*free)(struct irq_domain *, unsigned int, unsigned int);
+	int (*activate)(struct irq_domain *, struct irq_data *, bool);
+	void (*deactivate)(struct irq_domain *, struct irq_data *);
+	int (*translate)(struct irq_domain *, struct irq_fwspec *, long unsigned int *, unsigned int *);
+};
+
+struct irq_domain_chip_generic;
+
+struct irq_domain {
+	struct list_head link;
+	const char *name;
+	const struct irq_domain_ops *ops;
+	void *host_data;
+	unsigned int flags;
+	unsigned int mapcount;
+	struct fwnode_handle *fwnode;
+	enum irq_domain_bus_token bus_token;
+	struct irq_domain_chip_generic *gc;
+	struct device *dev;
+	struct irq_domain *parent;
+	irq_hw_number_t hwirq_max;
+	unsigned int revmap_size;
+	struct xarray revmap_tree;
+	struct mutex revmap_mutex;
+	struct irq_data *revmap[0];
+};
+
+struct io_tlb_area;
+
+struct io_tlb_slot;
+
+struct io_tlb_mem {
+	phys_addr_t start;
+	phys_addr_t end;
+	void *vaddr;
+	long unsigned int nslabs;
+	long unsigned int used;
+	struct dentry *debugfs;
+	bool late_alloc;
+	bool force_bounce;
+	bool for_alloc;
+	unsigned int nareas;
+	unsigned int area_nslabs;
+	struct io_tlb_area *areas;
+	struct io_tlb_slot *slots;
+};
+
+struct setup_data {
+	__u64 next;
+	__u32 type;
+	__u32 len;
+	__u8 data[0];
+};
+
+struct setup_indirect {
+	__u32 type;
+	__u32 reserved;
+	__u64 len;
+	__u64 addr;
+};
+
+struct x86_init_mpparse {
+	void (*setup_ioapic_ids)(void);
+	void (*find_smp_config)(void);
+	void (*get_smp_config)(unsigned int);
+};
+
+struct x86_init_resources {
+	void (*probe_roms)(void);
+	void (*reserve_resources)(void);
+	char * (*memory_setup)(void);
+	void (*dmi_setup)(void);
+};
+
+struct x86_init_irqs {
+	void (*pre_vector_init)(void);
+	void (*intr_init)(void);
+	void (*intr_mode_select)(void);
+	void (*intr_mode_init)(void);
+	struct irq_domain * (*create_pci_msi_domain)(void);
+};
+
+struct x86_init_oem {
+	void (*arch_setup)(void);
+	void (*banner)(void);
+};
+
+struct x86_init_paging {
+	void (*pagetable_init)(void);
+};
+
+struct x86_init_timers {
+	void (*setup_percpu_clockev)(void);
+	void (*timer_init)(void);
+	void (*wallclock_init)(void);
+};
+
+struct x86_init_iommu {
+	int (*iommu_init)(void);
+};
+
+struct x86_init_pci {
+	int (*arch_init)(void);
+	int (*init)(void);
+	void (*init_irq)(void);
+	void (*fixup_irqs)(void);
+};
+
+struct x86_hyper_init {
+	void (*init_platform)(void);
+	void (*guest_late_init)(void);
+	bool (*x2apic_available)(void);
+	bool (*msi_ext_dest_id)(void);
+	void (*init_mem_mapping)(void);
+	void (*init_after_bootmem)(void);
+};
+
+struct x86_init_acpi {
+	void (*set_root_pointer)(u64);
+	u64 (*get_root_pointer)(void);
+	void (*reduced_hw_early_init)(void);
+};
+
+struct x86_init_ops {
+	struct x86_init_resources resources;
+	struct x86_init_mpparse mpparse;
+	struct x86_init_irqs irqs;
+	struct x86_init_oem oem;
+	struct x86_init_paging paging;
+	struct x86_init_timers timers;
+	struct x86_init_iommu iommu;
+	struct x86_init_pci pci;
+	struct x86_hyper_init hyper;
+	struct x86_init_acpi acpi;
+};
+
+enum con_scroll {
+	SM_UP = 0,
+	SM_DOWN = 1,
+};
+
+enum vc_intensity {
+	VCI_HALF_BRIGHT = 0,
+	VCI_NORMAL = 1,
+	VCI_BOLD = 2,
+	VCI_MASK = 3,
+};
+
+struct vc_data;
+
+struct console_font;
+
+struct consw {
+	struct module *owner;
+	const char * (*con_startup)(void);
+	void (*con_init)(struct vc_data *, bool);
+	void (*con_deinit)(struct vc_data *);
+	void (*con_clear)(struct vc_data *, unsigned int, unsigned int, unsigned int);
+	void (*con_putc)(struct vc_data *, int, int, int);
+	void (*con_putcs)(struct vc_data *, const short unsigned int *, int, int, int);
+	void (*con_cursor)(struct vc_data *, int);
+	bool (*con_scroll)(struct vc_data *, unsigned int, unsigned int, enum con_scroll, unsigned int);
+	bool (*con_switch)(struct vc_data *);
+	int (*con_blank)(struct vc_data *, int, int);
+	int (*con_font_set)(struct vc_data *, struct console_font *, unsigned int);
+	int (*con_font_get)(struct vc_data *, struct console_font *);
+	int (*con_font_default)(struct vc_data *, struct console_font *, char *);
+	int (*con_resize)(struct vc_data *, unsigned int, unsigned int, unsigned int);
+	void (*con_set_palette)(struct vc_data *, const unsigned char *);
+	void (*con_scrolldelta)(struct vc_data *, int);
+	int (*con_set_origin)(struct vc_data *);
+	void (*con_save_screen)(struct vc_data *);
+	u8 (*con_build_attr)(struct vc_data *, u8, enum vc_intensity, bool, bool, bool, bool);
+	void (*con_invert_region)(struct vc_data *, u16 *, int);
+	u16 * (*con_screen_pos)(const struct vc_data *, int);
+	long unsigned int (*con_getxy)(struct vc_data *, long unsigned int, int *, int *);
+	void (*con_flush_scrollback)(struct vc_data *);
+	int (*con_debug_enter)(struct vc_data *);
+	int (*con_debug_leave)(struct vc_data *);
+};
+
+struct vc_state {
+	unsigned int x;
+	unsigned int y;
+	unsigned char color;
+	unsigned char Gx_charset[2];
+	unsigned int charset: 1;
+	enum vc_intensity intensity;
+	bool italic;
+	bool underline;
+	bool blink;
+	bool reverse;
+};
+
+struct console_font {
+	unsigned int width;
+	unsigned int height;
+	unsigned int charcount;
+	unsigned char *data;
+};
+
+struct vt_mode {
+	char mode;
+	char waitv;
+	short int relsig;
+	short int acqsig;
+	short int frsig;
+};
+
+struct uni_pagedict;
+
+struct uni_screen;
+
+struct vc_data {
+	struct tty_port port;
+	struct vc_state state;
+	struct vc_state saved_state;
+	short unsigned int vc_num;
+	unsigned int vc_cols;
+	unsigned int vc_rows;
+	unsigned int vc_size_row;
+	unsigned int vc_scan_lines;
+	unsigned int vc_cell_height;
+	long unsigned int vc_origin;
+	long unsigned int vc_scr_end;
+	long unsigned int vc_visible_origin;
+	unsigned int vc_top;
+	unsigned int vc_bottom;
+	const struct consw *vc_sw;
+	short unsigned int *vc_screenbuf;
+	unsigned int vc_screenbuf_size;
+	unsigned char vc_mode;
+	unsigned char vc_attr;
+	unsigned char vc_def_color;
+	unsigned char vc_ulcolor;
+	unsigned char vc_itcolor;
+	unsigned char vc_halfcolor;
+	unsigned int vc_cursor_type;
+	short unsigned int vc_complement_mask;
+	short unsigned int vc_s_complement_mask;
+	long unsigned int vc_pos;
+	short unsigned int vc_hi_font_mask;
+	struct console_font vc_font;
+	short unsigned int vc_video_erase_char;
+	unsigned int vc_state;
+	unsigned int vc_npar;
+	unsigned int vc_par[16];
+	struct vt_mode vt_mode;
+	struct pid *vt_pid;
+	int vt_newvt;
+	wait_queue_head_t paste_wait;
+	unsigned int vc_disp_ctrl: 1;
+	unsigned int vc_toggle_meta: 1;
+	unsigned int vc_decscnm: 1;
+	unsigned int vc_decom: 1;
+	unsigned int vc_decawm: 1;
+	unsigned int vc_deccm: 1;
+	unsigned int vc_decim: 1;
+	unsigned int vc_priv: 3;
+	unsigned int vc_need_wrap: 1;
+	unsigned int vc_can_do_color: 1;
+	unsigned int vc_report_mouse: 2;
+	unsigned char vc_utf: 1;
+	unsigned char vc_utf_count;
+	int vc_utf_char;
+	long unsigned int vc_tab_stop[4];
+	unsigned char vc_palette[48];
+	short unsigned int *vc_translate;
+	unsigned int vc_resize_user;
+	unsigned int vc_bell_pitch;
+	unsigned int vc_bell_duration;
+	short unsigned int vc_cur_blink_ms;
+	struct vc_data **vc_display_fg;
+	struct uni_pagedict *uni_pagedict;
+	struct uni_pagedict **uni_pagedict_loc;
+	struct uni_screen *vc_uni_screen;
+};
+
+enum efi_secureboot_mode {
+	efi_secureboot_mode_unset = 0,
+	efi_secureboot_mode_unknown = 1,
+	efi_secureboot_mode_disabled = 2,
+	efi_secureboot_mode_enabled = 3,
+};
+
+enum hash_algo {
+	HASH_ALGO_MD4 = 0,
+	HASH_ALGO_MD5 = 1,
+	HASH_ALGO_SHA1 = 2,
+	HASH_ALGO_RIPE_MD_160 = 3,
+	HASH_ALGO_SHA256 = 4,
+	HASH_ALGO_SHA384 = 5,
+	HASH_ALGO_SHA512 = 6,
+	HASH_ALGO_SHA224 = 7,
+	HASH_ALGO_RIPE_MD_128 = 8,
+	HASH_ALGO_RIPE_MD_256 = 9,
+	HASH_ALGO_RIPE_MD_320 = 10,
+	HASH_ALGO_WP_256 = 11,
+	HASH_ALGO_WP_384 = 12,
+	HASH_ALGO_WP_512 = 13,
+	HASH_ALGO_TGR_128 = 14,
+	HASH_ALGO_TGR_160 = 15,
+	HASH_ALGO_TGR_192 = 16,
+	HASH_ALGO_SM3_256 = 17,
+	HASH_ALGO_STREEBOG_256 = 18,
+	HASH_ALGO_STREEBOG_512 = 19,
+	HASH_ALGO__LAST = 20,
+};
+
+enum {
+	PCI_STD_RESOURCES = 0,
+	PCI_STD_RESOURCE_END = 5,
+	PCI_ROM_RESOURCE = 6,
+	PCI_BRIDGE_RESOURCES = 7,
+	PCI_BRIDGE_RESOURCE_END = 10,
+	PCI_NUM_RESOURCES = 11,
+	DEVICE_COUNT_RESOURCE = 11,
+};
+
+typedef unsigned int pcie_reset_state_t;
+
+enum {
+	TASKSTATS_CMD_UNSPEC = 0,
+	TASKSTATS_CMD_GET = 1,
+	TASKSTATS_CMD_NEW = 2,
+	__TASKSTATS_CMD_MAX = 3,
+};
+
+enum ucount_type {
+	UCOUNT_USER_NAMESPACES = 0,
+	UCOUNT_PID_NAMESPACES = 1,
+	UCOUNT_UTS_NAMESPACES = 2,
+	UCOUNT_IPC_NAMESPACES = 3,
+	UCOUNT_NET_NAMESPACES = 4,
+	UCOUNT_MNT_NAMESPACES = 5,
+	UCOUNT_CGROUP_NAMESPACES = 6,
+	UCOUNT_TIME_NAMESPACES = 7,
+	UCOUNT_INOTIFY_INSTANCES = 8,
+	UCOUNT_INOTIFY_WATCHES = 9,
+	UCOUNT_COUNTS = 10,
+};
+
+enum rlimit_type {
+	UCOUNT_RLIMIT_NPROC = 0,
+	UCOUNT_RLIMIT_MSGQUEUE = 1,
+	UCOUNT_RLIMIT_SIGPENDING = 2,
+	UCOUNT_RLIMIT_MEMLOCK = 3,
+	UCOUNT_RLIMIT_COUNTS = 4,
+};
+
+enum cpu_usage_stat {
+	CPUTIME_USER = 0,
+	CPUTIME_NICE = 1,
+	CPUTIME_SYSTEM = 2,
+	CPUTIME_SOFTIRQ = 3,
+	CPUTIME_IRQ = 4,
+	CPUTIME_IDLE = 5,
+	CPUTIME_IOWAIT = 6,
+	CPUTIME_STEAL = 7,
+	CPUTIME_GUEST = 8,
+	CPUTIME_GUEST_NICE = 9,
+	NR_STATS = 10,
+};
+
+enum xen_domain_type {
+	XEN_NATIVE = 0,
+	XEN_PV_DOMAIN = 1,
+	XEN_HVM_DOMAIN = 2,
+};
+
+enum e820_type {
+	E820_TYPE_RAM = 1,
+	E820_TYPE_RESERVED = 2,
+	E820_TYPE_ACPI = 3,
+	E820_TYPE_NVS = 4,
+	E820_TYPE_UNUSABLE = 5,
+	E820_TYPE_PMEM = 7,
+	E820_TYPE_PRAM = 12,
+	E820_TYPE_SOFT_RESERVED = 4026531839,
+	E820_TYPE_RESERVED_KERN = 128,
+};
+
+struct e820_entry {
+	u64 addr;
+	u64 size;
+	enum e820_type type;
+} __attribute__((packed));
+
+struct e820_table {
+	__u32 nr_entries;
+	struct e820_entry entries[131];
+};
+
+enum {
+	IRQ_TYPE_NONE = 0,
+	IRQ_TYPE_EDGE_RISING = 1,
+	IRQ_TYPE_EDGE_FALLING = 2,
+	IRQ_TYPE_EDGE_BOTH = 3,
+	IRQ_TYPE_LEVEL_HIGH = 4,
+	IRQ_TYPE_LEVEL_LOW = 8,
+	IRQ_TYPE_LEVEL_MASK = 12,
+	IRQ_TYPE_SENSE_MASK = 15,
+	IRQ_TYPE_DEFAULT = 15,
+	IRQ_TYPE_PROBE = 16,
+	IRQ_LEVEL = 256,
+	IRQ_PER_CPU = 512,
+	IRQ_NOPROBE = 1024,
+	IRQ_NOREQUEST = 2048,
+	IRQ_NOAUTOEN = 4096,
+	IRQ_NO_BALANCING = 8192,
+	IRQ_MOVE_PCNTXT = 16384,
+	IRQ_NESTED_THREAD = 32768,
+	IRQ_NOTHREAD = 65536,
+	IRQ_PER_CPU_DEVID = 131072,
+	IRQ_IS_POLLED = 262144,
+	IRQ_DISABLE_UNLAZY = 524288,
+	IRQ_HIDDEN = 1048576,
+	IRQ_NO_DEBUG = 2097152,
+};
+
+struct irq_chip_regs {
+	long unsigned int enable;
+	long unsigned int disable;
+	long unsigned int mask;
+	long unsigned int ack;
+	long unsigned int eoi;
+	long unsigned int type;
+	long unsigned int polarity;
+};
+
+struct irq_chip_type {
+	struct irq_chip chip;
+	struct irq_chip_regs regs;
+	irq_flow_handler_t handler;
+	u32 type;
+	u32 mask_cache_priv;
+	u32 *mask_cache;
+};
+
+struct irq_chip_generic {
+	raw_spinlock_t lock;
+	void *reg_base;
+	u32 (*reg_readl)(void *);
+	void (*reg_writel)(u32, void *);
+	void (*suspend)(struct irq_chip_generic *);
+	void (*resume)(struct irq_chip_generic *);
+	unsigned int irq_base;
+	unsigned int irq_cnt;
+	u32 mask_cache;
+	u32 type_cache;
+	u32 polarity_cache;
+	u32 wake_enabled;
+	u32 wake_active;
+	unsigned int num_ct;
+	void *private;
+	long unsigned int installed;
+	long unsigned int unused;
+	struct irq_domain *domain;
+	struct list_head list;
+	struct irq_chip_type chip_types[0];
+};
+
+enum irq_gc_flags {
+	IRQ_GC_INIT_MASK_CACHE = 1,
+	IRQ_GC_INIT_NESTED_LOCK = 2,
+	IRQ_GC_MASK_CACHE_PER_TYPE = 4,
+	IRQ_GC_NO_MASK = 8,
+	IRQ_GC_BE_IO = 16,
+};
+
+struct irq_domain_chip_generic {
+	unsigned int irqs_per_chip;
+	unsigned int num_chips;
+	unsigned int irq_flags_to_clear;
+	unsigned int irq_flags_to_set;
+	enum irq_gc_flags gc_flags;
+	struct irq_chip_generic *gc[0];
+};
+
+struct syscore_ops {
+	struct list_head node;
+	int (*suspend)(void);
+	void (*resume)(void);
+	void (*shutdown)(void);
+};
+
+struct legacy_pic {
+	int nr_legacy_irqs;
+	struct irq_chip *chip;
+	void (*mask)(unsigned int);
+	void (*unmask)(unsigned int);
+	void (*mask_all)(void);
+	void (*restore_mask)(void);
+	void (*init)(int);
+	int (*probe)(void);
+	int (*irq_pending)(unsigned int);
+	void (*make_irq)(unsigned int);
+};
+
+enum align_flags {
+	ALIGN_VA_32 = 1,
+	ALIGN_VA_64 = 2,
+};
+
+struct va_alignment {
+	int flags;
+	long unsigned int mask;
+	long unsigned int bits;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct vm_unmapped_area_info {
+	long unsigned int flags;
+	long unsigned int length;
+	long unsigned int low_limit;
+	long unsigned int high_limit;
+	long unsigned int align_mask;
+	long unsigned int align_offset;
+};
+
+enum {
+	__SD_BALANCE_NEWIDLE = 0,
+	__SD_BALANCE_EXEC = 1,
+	__SD_BALANCE_FORK = 2,
+	__SD_BALANCE_WAKE = 3,
+	__SD_WAKE_AFFINE = 4,
+	__SD_ASYM_CPUCAPACITY = 5,
+	__SD_ASYM_CPUCAPACITY_FULL = 6,
+	__SD_SHARE_CPUCAPACITY = 7,
+	__SD_SHARE_PKG_RESOURCES = 8,
+	__SD_SERIALIZE = 9,
+	__SD_ASYM_PACKING = 10,
+	__SD_PREFER_SIBLING = 11,
+	__SD_OVERLAP = 12,
+	__SD_NUMA = 13,
+	__SD_FLAG_CNT = 14,
+};
+
+enum struct_device_flags {
+	DEV_FLAG_READY_TO_PROBE = 0,
+	DEV_FLAG_COUNT = 1,
+};
+
+typedef void (*swap_func_t)(void *, void *, int);
+
+typedef int (*cmp_func_t)(const void *, const void *);
+
+enum {
+	IORES_DESC_NONE = 0,
+	IORES_DESC_CRASH_KERNEL = 1,
+	IORES_DESC_ACPI_TABLES = 2,
+	IORES_DESC_ACPI_NV_STORAGE = 3,
+	IORES_DESC_PERSISTENT_MEMORY = 4,
+	IORES_DESC_PERSISTENT_MEMORY_LEGACY = 5,
+	IORES_DESC_DEVICE_PRIVATE_MEMORY = 6,
+	IORES_DESC_RESERVED = 7,
+	IORES_DESC_SOFT_RESERVED = 8,
+	IORES_DESC_CXL = 9,
+};
+
+struct change_member {
+	struct e820_entry *entry;
+	long long unsigned int addr;
+};
+
+struct cpu {
+	int node_id;
+	int hotpluggable;
+	struct device dev;
+};
+
+struct x86_cpu {
+	struct cpu cpu;
+};
+
+typedef struct {
+	void *lock;
+} class_irq_t;
+
+enum clock_event_state {
+	CLOCK_EVT_STATE_DETACHED = 0,
+	CLOCK_EVT_STATE_SHUTDOWN = 1,
+	CLOCK_EVT_STATE_PERIODIC = 2,
+	CLOCK_EVT_STATE_ONESHOT = 3,
+	CLOCK_EVT_STATE_ONESHOT_STOPPED = 4,
+};
+
+struct clock_event_device {
+	void (*event_handler)(struct clock_event_device *);
+	int (*set_next_event)(long unsigned int, struct clock_event_device *);
+	int (*set_next_ktime)(ktime_t, struct clock_event_device *);
+	ktime_t next_event;
+	u64 max_delta_ns;
+	u64 min_delta_ns;
+	u32 mult;
+	u32 shift;
+	enum clock_event_state state_use_accessors;
+	unsigned int features;
+	long unsigned int retries;
+	int (*set_state_periodic)(struct clock_event_device *);
+	int (*set_state_oneshot)(struct clock_event_device *);
+	int (*set_state_oneshot_stopped)(struct clock_event_device *);
+	int (*set_state_shutdown)(struct clock_event_device *);
+	int (*tick_resume)(struct clock_event_device *);
+	void (*broadcast)(const struct cpumask *);
+	void (*suspend)(struct clock_event_device *);
+	void (*resume)(struct clock_event_device *);
+	long unsigned int min_delta_ticks;
+	long unsigned int max_delta_ticks;
+	const char *name;
+	int rating;
+	int irq;
+	int bound_on;
+	const struct cpumask *cpumask;
+	struct list_head list;
+	struct module *owner;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct die_args {
+	struct pt_regs *regs;
+	const char *str;
+	long int err;
+	int trapnr;
+	int signr;
+};
+
+enum {
+	HW_BREAKPOINT_LEN_1 = 1,
+	HW_BREAKPOINT_LEN_2 = 2,
+	HW_BREAKPOINT_LEN_3 = 3,
+	HW_BREAKPOINT_LEN_4 = 4,
+	HW_BREAKPOINT_LEN_5 = 5,
+	HW_BREAKPOINT_LEN_6 = 6,
+	HW_BREAKPOINT_LEN_7 = 7,
+	HW_BREAKPOINT_LEN_8 = 8,
+};
+
+enum {
+	HW_BREAKPOINT_EMPTY = 0,
+	HW_BREAKPOINT_R = 1,
+	HW_BREAKPOINT_W = 2,
+	HW_BREAKPOINT_RW = 3,
+	HW_BREAKPOINT_X = 4,
+	HW_BREAKPOINT_INVALID = 7,
 };
 
 struct gdt_page {
@@ -14937,382 +16192,42 @@ struct gdt_page {
 	long: 64;
 };
 
-enum which_selector {
-	FS = 0,
-	GS = 1,
+struct tlb_context {
+	u64 ctx_id;
+	u64 tlb_gen;
 };
 
-enum {
-	GATE_INTERRUPT = 14,
-	GATE_TRAP = 15,
-	GATE_CALL = 12,
-	GATE_TASK = 5,
-};
-
-struct idt_bits {
-	u16 ist: 3;
-	u16 zero: 5;
-	u16 type: 5;
-	u16 dpl: 2;
-	u16 p: 1;
-};
-
-struct idt_data {
-	unsigned int vector;
-	unsigned int segment;
-	struct idt_bits bits;
-	const void *addr;
-};
-
-struct gate_struct {
-	u16 offset_low;
-	u16 segment;
-	struct idt_bits bits;
-	u16 offset_middle;
-	u32 offset_high;
-	u32 reserved;
-};
-
-typedef struct gate_struct gate_desc;
-
-struct desc_ptr {
-	short unsigned int size;
-	long unsigned int address;
-} __attribute__((packed));
-
-enum irqreturn {
-	IRQ_NONE = 0,
-	IRQ_HANDLED = 1,
-	IRQ_WAKE_THREAD = 2,
-};
-
-typedef enum irqreturn irqreturn_t;
-
-typedef irqreturn_t (*irq_handler_t)(int, void *);
-
-struct irqaction {
-	irq_handler_t handler;
-	void *dev_id;
-	void *percpu_dev_id;
-	struct irqaction *next;
-	irq_handler_t thread_fn;
-	struct task_struct *thread;
-	struct irqaction *secondary;
-	unsigned int irq;
-	unsigned int flags;
-	long unsigned int thread_flags;
-	long unsigned int thread_mask;
-	const char *name;
-	struct proc_dir_entry *dir;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
-
-struct irq_affinity_notify {
-	unsigned int irq;
-	struct kref kref;
-	struct work_struct work;
-	void (*notify)(struct irq_affinity_notify *, const cpumask_t *);
-	void (*release)(struct kref *);
-};
-
-enum irqchip_irq_state {
-	IRQCHIP_STATE_PENDING = 0,
-	IRQCHIP_STATE_ACTIVE = 1,
-	IRQCHIP_STATE_MASKED = 2,
-	IRQCHIP_STATE_LINE_LEVEL = 3,
-};
-
-struct irq_desc;
-
-typedef void (*irq_flow_handler_t)(struct irq_desc *);
-
-struct msi_desc;
-
-struct irq_common_data {
-	unsigned int state_use_accessors;
-	void *handler_data;
-	struct msi_desc *msi_desc;
-	cpumask_var_t affinity;
-	cpumask_var_t effective_affinity;
-};
-
-struct irq_chip;
-
-struct irq_domain;
-
-struct irq_data {
-	u32 mask;
-	unsigned int irq;
-	long unsigned int hwirq;
-	struct irq_common_data *common;
-	struct irq_chip *chip;
-	struct irq_domain *domain;
-	struct irq_data *parent_data;
-	void *chip_data;
-};
-
-struct irq_desc {
-	struct irq_common_data irq_common_data;
-	struct irq_data irq_data;
-	unsigned int *kstat_irqs;
-	irq_flow_handler_t handle_irq;
-	struct irqaction *action;
-	unsigned int status_use_accessors;
-	unsigned int core_internal_state__do_not_mess_with_it;
-	unsigned int depth;
-	unsigned int wake_depth;
-	unsigned int tot_count;
-	unsigned int irq_count;
-	long unsigned int last_unhandled;
-	unsigned int irqs_unhandled;
-	atomic_t threads_handled;
-	int threads_handled_last;
-	raw_spinlock_t lock;
-	struct cpumask *percpu_enabled;
-	const struct cpumask *percpu_affinity;
-	const struct cpumask *affinity_hint;
-	struct irq_affinity_notify *affinity_notify;
-	cpumask_var_t pending_mask;
-	long unsigned int threads_oneshot;
-	atomic_t threads_active;
-	wait_queue_head_t wait_for_threads;
-	struct proc_dir_entry *dir;
-	struct callback_head rcu;
-	struct kobject kobj;
-	struct mutex request_mutex;
-	int parent_irq;
-	struct module *owner;
-	const char *name;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
-
-struct msi_msg;
-
-struct irq_chip {
-	const char *name;
-	unsigned int (*irq_startup)(struct irq_data *);
-	void (*irq_shutdown)(struct irq_data *);
-	void (*irq_enable)(struct irq_data *);
-	void (*irq_disable)(struct irq_data *);
-	void (*irq_ack)(struct irq_data *);
-	void (*irq_mask)(struct irq_data *);
-	void (*irq_mask_ack)(struct irq_data *);
-	void (*irq_unmask)(struct irq_data *);
-	void (*irq_eoi)(struct irq_data *);
-	int (*irq_set_affinity)(struct irq_data *, const struct cpumask *, bool);
-	int (*irq_retrigger)(struct irq_data *);
-	int (*irq_set_type)(struct irq_data *, unsigned int);
-	int (*irq_set_wake)(struct irq_data *, unsigned int);
-	void (*irq_bus_lock)(struct irq_data *);
-	void (*irq_bus_sync_unlock)(struct irq_data *);
-	void (*irq_suspend)(struct irq_data *);
-	void (*irq_resume)(struct irq_data *);
-	void (*irq_pm_shutdown)(struct irq_data *);
-	void (*irq_calc_mask)(struct irq_data *);
-	void (*irq_print_chip)(struct irq_data *, struct seq_file *);
-	int (*irq_request_resources)(struct irq_data *);
-	void (*irq_release_resources)(struct irq_data *);
-	void (*irq_compose_msi_msg)(struct irq_data *, struct msi_msg *);
-	void (*irq_write_msi_msg)(struct irq_data *, struct msi_msg *);
-	int (*irq_get_irqchip_state)(struct irq_data *, enum irqchip_irq_state, bool *);
-	int (*irq_set_irqchip_state)(struct irq_data *, enum irqchip_irq_state, bool);
-	int (*irq_set_vcpu_affinity)(struct irq_data *, void *);
-	void (*ipi_send_single)(struct irq_data *, unsigned int);
-	void (*ipi_send_mask)(struct irq_data *, const struct cpumask *);
-	int (*irq_nmi_setup)(struct irq_data *);
-	void (*irq_nmi_teardown)(struct irq_data *);
-	long unsigned int flags;
-};
-
-typedef struct irq_desc *vector_irq_t[256];
-
-struct irqentry_state {
+struct tlb_state {
+	struct mm_struct *loaded_mm;
 	union {
-		bool exit_rcu;
-		bool lockdep;
+		struct mm_struct *last_user_mm;
+		long unsigned int last_user_mm_spec;
 	};
+	u16 loaded_mm_asid;
+	u16 next_asid;
+	bool invalidate_other;
+	short unsigned int user_pcid_flush_mask;
+	long unsigned int cr4;
+	struct tlb_context ctxs[6];
 };
 
-typedef struct irqentry_state irqentry_state_t;
+typedef unsigned int u_int;
 
-struct trace_event_raw_x86_irq_vector {
-	struct trace_entry ent;
-	int vector;
-	char __data[0];
-};
+typedef u64 uint64_t;
 
-struct trace_event_raw_vector_config {
-	struct trace_entry ent;
-	unsigned int irq;
-	unsigned int vector;
-	unsigned int cpu;
-	unsigned int apicdest;
-	char __data[0];
-};
-
-struct trace_event_raw_vector_mod {
-	struct trace_entry ent;
-	unsigned int irq;
-	unsigned int vector;
-	unsigned int cpu;
-	unsigned int prev_vector;
-	unsigned int prev_cpu;
-	char __data[0];
-};
-
-struct trace_event_raw_vector_reserve {
-	struct trace_entry ent;
-	unsigned int irq;
-	int ret;
-	char __data[0];
-};
-
-struct trace_event_raw_vector_alloc {
-	struct trace_entry ent;
-	unsigned int irq;
-	unsigned int vector;
-	bool reserved;
-	int ret;
-	char __data[0];
-};
-
-struct trace_event_raw_vector_alloc_managed {
-	struct trace_entry ent;
-	unsigned int irq;
-	unsigned int vector;
-	int ret;
-	char __data[0];
-};
-
-struct trace_event_raw_vector_activate {
-	struct trace_entry ent;
-	unsigned int irq;
-	bool is_managed;
-	bool can_reserve;
-	bool reserve;
-	char __data[0];
-};
-
-struct trace_event_raw_vector_teardown {
-	struct trace_entry ent;
-	unsigned int irq;
-	bool is_managed;
-	bool has_reserved;
-	char __data[0];
-};
-
-struct trace_event_raw_vector_setup {
-	struct trace_entry ent;
-	unsigned int irq;
-	bool is_legacy;
-	int ret;
-	char __data[0];
-};
-
-struct trace_event_raw_vector_free_moved {
-	struct trace_entry ent;
-	unsigned int irq;
-	unsigned int cpu;
-	unsigned int vector;
-	bool is_managed;
-	char __data[0];
-};
-
-struct trace_event_data_offsets_x86_irq_vector {};
-
-struct trace_event_data_offsets_vector_config {};
-
-struct trace_event_data_offsets_vector_mod {};
-
-struct trace_event_data_offsets_vector_reserve {};
-
-struct trace_event_data_offsets_vector_alloc {};
-
-struct trace_event_data_offsets_vector_alloc_managed {};
-
-struct trace_event_data_offsets_vector_activate {};
-
-struct trace_event_data_offsets_vector_teardown {};
-
-struct trace_event_data_offsets_vector_setup {};
-
-struct trace_event_data_offsets_vector_free_moved {};
-
-typedef void (*btf_trace_local_timer_entry)(void *, int);
-
-typedef void (*btf_trace_local_timer_exit)(void *, int);
-
-typedef void (*btf_trace_spurious_apic_entry)(void *, int);
-
-typedef void (*btf_trace_spurious_apic_exit)(void *, int);
-
-typedef void (*btf_trace_error_apic_entry)(void *, int);
-
-typedef void (*btf_trace_error_apic_exit)(void *, int);
-
-typedef void (*btf_trace_x86_platform_ipi_entry)(void *, int);
-
-typedef void (*btf_trace_x86_platform_ipi_exit)(void *, int);
-
-typedef void (*btf_trace_irq_work_entry)(void *, int);
-
-typedef void (*btf_trace_irq_work_exit)(void *, int);
-
-typedef void (*btf_trace_reschedule_entry)(void *, int);
-
-typedef void (*btf_trace_reschedule_exit)(void *, int);
-
-typedef void (*btf_trace_call_function_entry)(void *, int);
-
-typedef void (*btf_trace_call_function_exit)(void *, int);
-
-typedef void (*btf_trace_call_function_single_entry)(void *, int);
-
-typedef void (*btf_trace_call_function_single_exit)(void *, int);
-
-typedef void (*btf_trace_thermal_apic_entry)(void *, int);
-
-typedef void (*btf_trace_thermal_apic_exit)(void *, int);
-
-typedef void (*btf_trace_vector_config)(void *, unsigned int, unsigned int, unsigned int, unsigned int);
-
-typedef void (*btf_trace_vector_update)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int);
-
-typedef void (*btf_trace_vector_clear)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int);
-
-typedef void (*btf_trace_vector_reserve_managed)(void *, unsigned int, int);
-
-typedef void (*btf_trace_vector_reserve)(void *, unsigned int, int);
-
-typedef void (*btf_trace_vector_alloc)(void *, unsigned int, unsigned int, bool, int);
-
-typedef void (*btf_trace_vector_alloc_managed)(void *, unsigned int, unsigned int, int);
-
-typedef void (*btf_trace_vector_activate)(void *, unsigned int, bool, bool, bool);
-
-typedef void (*btf_trace_vector_deactivate)(void *, unsigned int, bool, bool, bool);
-
-typedef void (*btf_trace_vector_teardown)(void *, unsigned int, bool, bool);
-
-typedef void (*btf_trace_vector_setup)(void *, unsigned int, bool, int);
-
-typedef void (*btf_trace_vector_free_moved)(void *, unsigned int, unsigned int, unsigned int, bool);
-
-typedef long unsigned int irq_hw_number_t;
+typedef long long unsigned int cycles_t;
 
 enum clocksource_ids {
 	CSID_GENERIC = 0,
 	CSID_ARM_ARCH_COUNTER = 1,
 	CSID_MAX = 2,
+};
+
+struct clocksource;
+
+struct system_counterval_t {
+	u64 cycles;
+	struct clocksource *cs;
 };
 
 enum vdso_clock_mode {
@@ -15351,910 +16266,193 @@ struct clocksource {
 	struct module *owner;
 };
 
-enum clock_event_state {
-	CLOCK_EVT_STATE_DETACHED = 0,
-	CLOCK_EVT_STATE_SHUTDOWN = 1,
-	CLOCK_EVT_STATE_PERIODIC = 2,
-	CLOCK_EVT_STATE_ONESHOT = 3,
-	CLOCK_EVT_STATE_ONESHOT_STOPPED = 4,
-};
-
-struct clock_event_device {
-	void (*event_handler)(struct clock_event_device *);
-	int (*set_next_event)(long unsigned int, struct clock_event_device *);
-	int (*set_next_ktime)(ktime_t, struct clock_event_device *);
-	ktime_t next_event;
-	u64 max_delta_ns;
-	u64 min_delta_ns;
-	u32 mult;
-	u32 shift;
-	enum clock_event_state state_use_accessors;
-	unsigned int features;
-	long unsigned int retries;
-	int (*set_state_periodic)(struct clock_event_device *);
-	int (*set_state_oneshot)(struct clock_event_device *);
-	int (*set_state_oneshot_stopped)(struct clock_event_device *);
-	int (*set_state_shutdown)(struct clock_event_device *);
-	int (*tick_resume)(struct clock_event_device *);
-	void (*broadcast)(const struct cpumask *);
-	void (*suspend)(struct clock_event_device *);
-	void (*resume)(struct clock_event_device *);
-	long unsigned int min_delta_ticks;
-	long unsigned int max_delta_ticks;
-	const char *name;
-	int rating;
-	int irq;
-	int bound_on;
-	const struct cpumask *cpumask;
-	struct list_head list;
-	struct module *owner;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
-
-struct irq_affinity_desc {
-	struct cpumask mask;
-	unsigned int is_managed: 1;
-};
-
 enum {
-	HI_SOFTIRQ = 0,
-	TIMER_SOFTIRQ = 1,
-	NET_TX_SOFTIRQ = 2,
-	NET_RX_SOFTIRQ = 3,
-	BLOCK_SOFTIRQ = 4,
-	IRQ_POLL_SOFTIRQ = 5,
-	TASKLET_SOFTIRQ = 6,
-	SCHED_SOFTIRQ = 7,
-	HRTIMER_SOFTIRQ = 8,
-	RCU_SOFTIRQ = 9,
-	NR_SOFTIRQS = 10,
+	WORK_STRUCT_PENDING_BIT = 0,
+	WORK_STRUCT_INACTIVE_BIT = 1,
+	WORK_STRUCT_PWQ_BIT = 2,
+	WORK_STRUCT_LINKED_BIT = 3,
+	WORK_STRUCT_COLOR_SHIFT = 4,
+	WORK_STRUCT_COLOR_BITS = 4,
+	WORK_STRUCT_PENDING = 1,
+	WORK_STRUCT_INACTIVE = 2,
+	WORK_STRUCT_PWQ = 4,
+	WORK_STRUCT_LINKED = 8,
+	WORK_STRUCT_STATIC = 0,
+	WORK_NR_COLORS = 16,
+	WORK_CPU_UNBOUND = 4,
+	WORK_STRUCT_FLAG_BITS = 8,
+	WORK_OFFQ_FLAG_BASE = 4,
+	__WORK_OFFQ_CANCELING = 4,
+	WORK_OFFQ_FLAG_BITS = 1,
+	WORK_OFFQ_POOL_SHIFT = 5,
+	WORK_OFFQ_LEFT = 59,
+	WORK_OFFQ_POOL_BITS = 31,
+	WORK_BUSY_PENDING = 1,
+	WORK_BUSY_RUNNING = 2,
+	WORKER_DESC_LEN = 24,
 };
 
-struct x86_msi_addr_lo {
-	union {
-		struct {
-			u32 reserved_0: 2;
-			u32 dest_mode_logical: 1;
-			u32 redirect_hint: 1;
-			u32 reserved_1: 1;
-			u32 virt_destid_8_14: 7;
-			u32 destid_0_7: 8;
-			u32 base_address: 12;
-		};
-		struct {
-			u32 dmar_reserved_0: 2;
-			u32 dmar_index_15: 1;
-			u32 dmar_subhandle_valid: 1;
-			u32 dmar_format: 1;
-			u32 dmar_index_0_14: 15;
-			u32 dmar_base_address: 12;
-		};
-	};
-};
-
-typedef struct x86_msi_addr_lo arch_msi_msg_addr_lo_t;
-
-struct x86_msi_addr_hi {
-	u32 reserved: 8;
-	u32 destid_8_31: 24;
-};
-
-typedef struct x86_msi_addr_hi arch_msi_msg_addr_hi_t;
-
-struct x86_msi_data {
-	union {
-		struct {
-			u32 vector: 8;
-			u32 delivery_mode: 3;
-			u32 dest_mode_logical: 1;
-			u32 reserved: 2;
-			u32 active_low: 1;
-			u32 is_level: 1;
-		};
-		u32 dmar_subhandle;
-	};
-};
-
-typedef struct x86_msi_data arch_msi_msg_data_t;
-
-struct msi_msg {
-	union {
-		u32 address_lo;
-		arch_msi_msg_addr_lo_t arch_addr_lo;
-	};
-	union {
-		u32 address_hi;
-		arch_msi_msg_addr_hi_t arch_addr_hi;
-	};
-	union {
-		u32 data;
-		arch_msi_msg_data_t arch_data;
-	};
-};
-
-struct pci_msi_desc {
-	union {
-		u32 msi_mask;
-		u32 msix_ctrl;
-	};
-	struct {
-		u8 is_msix: 1;
-		u8 multiple: 3;
-		u8 multi_cap: 3;
-		u8 can_mask: 1;
-		u8 is_64: 1;
-		u8 is_virtual: 1;
-		unsigned int default_irq;
-	} msi_attrib;
-	union {
-		u8 mask_pos;
-		void *mask_base;
-	};
-};
-
-struct msi_desc {
-	unsigned int irq;
-	unsigned int nvec_used;
-	struct device *dev;
-	struct msi_msg msg;
-	struct irq_affinity_desc *affinity;
-	struct device_attribute *sysfs_attrs;
-	void (*write_msi_msg)(struct msi_desc *, void *);
-	void *write_msi_msg_data;
-	u16 msi_index;
-	struct pci_msi_desc pci;
-};
-
-enum irq_domain_bus_token {
-	DOMAIN_BUS_ANY = 0,
-	DOMAIN_BUS_WIRED = 1,
-	DOMAIN_BUS_GENERIC_MSI = 2,
-	DOMAIN_BUS_PCI_MSI = 3,
-	DOMAIN_BUS_PLATFORM_MSI = 4,
-	DOMAIN_BUS_NEXUS = 5,
-	DOMAIN_BUS_IPI = 6,
-	DOMAIN_BUS_FSL_MC_MSI = 7,
-	DOMAIN_BUS_TI_SCI_INTA_MSI = 8,
-	DOMAIN_BUS_WAKEUP = 9,
-	DOMAIN_BUS_VMD_MSI = 10,
-};
-
-struct irq_domain_ops;
-
-struct irq_domain_chip_generic;
-
-struct irq_domain {
-	struct list_head link;
-	const char *name;
-	const struct irq_domain_ops *ops;
-	void *host_data;
-	unsigned int flags;
-	unsigned int mapcount;
-	struct fwnode_handle *fwnode;
-	enum irq_domain_bus_token bus_token;
-	struct irq_domain_chip_generic *gc;
-	struct device *dev;
-	struct irq_domain *parent;
-	irq_hw_number_t hwirq_max;
-	unsigned int revmap_size;
-	struct xarray revmap_tree;
-	struct mutex revmap_mutex;
-	struct irq_data *revmap[0];
-};
-
-struct irq_chip_regs {
-	long unsigned int enable;
-	long unsigned int disable;
-	long unsigned int mask;
-	long unsigned int ack;
-	long unsigned int eoi;
-	long unsigned int type;
-	long unsigned int polarity;
-};
-
-struct irq_chip_type {
-	struct irq_chip chip;
-	struct irq_chip_regs regs;
-	irq_flow_handler_t handler;
-	u32 type;
-	u32 mask_cache_priv;
-	u32 *mask_cache;
-};
-
-struct irq_chip_generic {
-	raw_spinlock_t lock;
-	void *reg_base;
-	u32 (*reg_readl)(void *);
-	void (*reg_writel)(u32, void *);
-	void (*suspend)(struct irq_chip_generic *);
-	void (*resume)(struct irq_chip_generic *);
-	unsigned int irq_base;
-	unsigned int irq_cnt;
-	u32 mask_cache;
-	u32 type_cache;
-	u32 polarity_cache;
-	u32 wake_enabled;
-	u32 wake_active;
-	unsigned int num_ct;
-	void *private;
-	long unsigned int installed;
-	long unsigned int unused;
-	struct irq_domain *domain;
-	struct list_head list;
-	struct irq_chip_type chip_types[0];
-};
-
-enum irq_gc_flags {
-	IRQ_GC_INIT_MASK_CACHE = 1,
-	IRQ_GC_INIT_NESTED_LOCK = 2,
-	IRQ_GC_MASK_CACHE_PER_TYPE = 4,
-	IRQ_GC_NO_MASK = 8,
-	IRQ_GC_BE_IO = 16,
-};
-
-struct irq_domain_chip_generic {
-	unsigned int irqs_per_chip;
-	unsigned int num_chips;
-	unsigned int irq_flags_to_clear;
-	unsigned int irq_flags_to_set;
-	enum irq_gc_flags gc_flags;
-	struct irq_chip_generic *gc[0];
-};
-
-struct x86_init_mpparse {
-	void (*setup_ioapic_ids)(void);
-	void (*find_smp_config)(void);
-	void (*get_smp_config)(unsigned int);
-};
-
-struct x86_init_resources {
-	void (*probe_roms)(void);
-	void (*reserve_resources)(void);
-	char * (*memory_setup)(void);
-	void (*dmi_setup)(void);
-};
-
-struct x86_init_irqs {
-	void (*pre_vector_init)(void);
-	void (*intr_init)(void);
-	void (*intr_mode_select)(void);
-	void (*intr_mode_init)(void);
-	struct irq_domain * (*create_pci_msi_domain)(void);
-};
-
-struct x86_init_oem {
-	void (*arch_setup)(void);
-	void (*banner)(void);
-};
-
-struct x86_init_paging {
-	void (*pagetable_init)(void);
-};
-
-struct x86_init_timers {
-	void (*setup_percpu_clockev)(void);
-	void (*timer_init)(void);
-	void (*wallclock_init)(void);
-};
-
-struct x86_init_iommu {
-	int (*iommu_init)(void);
-};
-
-struct x86_init_pci {
-	int (*arch_init)(void);
-	int (*init)(void);
-	void (*init_irq)(void);
-	void (*fixup_irqs)(void);
-};
-
-struct x86_hyper_init {
-	void (*init_platform)(void);
-	void (*guest_late_init)(void);
-	bool (*x2apic_available)(void);
-	bool (*msi_ext_dest_id)(void);
-	void (*init_mem_mapping)(void);
-	void (*init_after_bootmem)(void);
-};
-
-struct x86_init_acpi {
-	void (*set_root_pointer)(u64);
-	u64 (*get_root_pointer)(void);
-	void (*reduced_hw_early_init)(void);
-};
-
-struct x86_init_ops {
-	struct x86_init_resources resources;
-	struct x86_init_mpparse mpparse;
-	struct x86_init_irqs irqs;
-	struct x86_init_oem oem;
-	struct x86_init_paging paging;
-	struct x86_init_timers timers;
-	struct x86_init_iommu iommu;
-	struct x86_init_pci pci;
-	struct x86_hyper_init hyper;
-	struct x86_init_acpi acpi;
-};
-
-struct irq_fwspec {
-	struct fwnode_handle *fwnode;
-	int param_count;
-	u32 param[16];
-};
-
-struct irq_domain_ops {
-	int (*match)(struct irq_domain *, struct device_node *, enum irq_domain_bus_token);
-	int (*select)(struct irq_domain *, struct irq_fwspec *, enum irq_domain_bus_token);
-	int (*map)(struct irq_domain *, unsigned int, irq_hw_number_t);
-	void (*unmap)(struct irq_domain *, unsigned int);
-	int (*xlate)(struct irq_domain *, struct device_node *, const u32 *, unsigned int, long unsigned int *, unsigned int *);
-	int (*alloc)(struct irq_domain *, unsigned int, unsigned int, void *);
-	void (*free)(struct irq_domain *, unsigned int, unsigned int);
-	int (*activate)(struct irq_domain *, struct irq_data *, bool);
-	void (*deactivate)(struct irq_domain *, struct irq_data *);
-	int (*translate)(struct irq_domain *, struct irq_fwspec *, long unsigned int *, unsigned int *);
-};
-
-typedef u64 uint64_t;
-
-enum {
-	NMI_LOCAL = 0,
-	NMI_UNKNOWN = 1,
-	NMI_SERR = 2,
-	NMI_IO_CHECK = 3,
-	NMI_MAX = 4,
-};
-
-typedef int (*nmi_handler_t)(unsigned int, struct pt_regs *);
-
-struct nmiaction {
-	struct list_head list;
-	nmi_handler_t handler;
-	u64 max_duration;
-	long unsigned int flags;
-	const char *name;
-};
-
-struct trace_event_raw_nmi_handler {
-	struct trace_entry ent;
-	void *handler;
-	s64 delta_ns;
-	int handled;
-	char __data[0];
-};
-
-struct trace_event_data_offsets_nmi_handler {};
-
-typedef void (*btf_trace_nmi_handler)(void *, void *, s64, int);
-
-struct nmi_desc {
-	raw_spinlock_t lock;
-	nmi_handler_t emerg_handler;
-	struct list_head head;
-};
-
-struct nmi_stats {
-	unsigned int normal;
-	unsigned int unknown;
-	unsigned int external;
-	unsigned int swallow;
-};
-
-enum nmi_states {
-	NMI_NOT_RUNNING = 0,
-	NMI_EXECUTING = 1,
-	NMI_LATCHED = 2,
-};
-
-struct x86_cpuinit_ops {
-	void (*setup_percpu_clockev)(void);
-	void (*early_percpu_clock_init)(void);
-	void (*fixup_cpu_id)(struct cpuinfo_x86 *, int);
-};
-
-struct x86_apic_ops {
-	unsigned int (*io_apic_read)(unsigned int, unsigned int);
-	void (*restore)(void);
-};
-
-enum {
-	DQF_ROOT_SQUASH_B = 0,
-	DQF_SYS_FILE_B = 16,
-	DQF_PRIVATE = 17,
-};
-
-enum {
-	DQST_LOOKUPS = 0,
-	DQST_DROPS = 1,
-	DQST_READS = 2,
-	DQST_WRITES = 3,
-	DQST_CACHE_HITS = 4,
-	DQST_ALLOC_DQUOTS = 5,
-	DQST_FREE_DQUOTS = 6,
-	DQST_SYNCS = 7,
-	_DQST_DQSTAT_LAST = 8,
-};
-
-enum {
-	SB_UNFROZEN = 0,
-	SB_FREEZE_WRITE = 1,
-	SB_FREEZE_PAGEFAULT = 2,
-	SB_FREEZE_FS = 3,
-	SB_FREEZE_COMPLETE = 4,
-};
-
-enum compound_dtor_id {
-	NULL_COMPOUND_DTOR = 0,
-	COMPOUND_PAGE_DTOR = 1,
-	NR_COMPOUND_DTORS = 2,
-};
-
-enum {
-	IRQ_TYPE_NONE = 0,
-	IRQ_TYPE_EDGE_RISING = 1,
-	IRQ_TYPE_EDGE_FALLING = 2,
-	IRQ_TYPE_EDGE_BOTH = 3,
-	IRQ_TYPE_LEVEL_HIGH = 4,
-	IRQ_TYPE_LEVEL_LOW = 8,
-	IRQ_TYPE_LEVEL_MASK = 12,
-	IRQ_TYPE_SENSE_MASK = 15,
-	IRQ_TYPE_DEFAULT = 15,
-	IRQ_TYPE_PROBE = 16,
-	IRQ_LEVEL = 256,
-	IRQ_PER_CPU = 512,
-	IRQ_NOPROBE = 1024,
-	IRQ_NOREQUEST = 2048,
-	IRQ_NOAUTOEN = 4096,
-	IRQ_NO_BALANCING = 8192,
-	IRQ_MOVE_PCNTXT = 16384,
-	IRQ_NESTED_THREAD = 32768,
-	IRQ_NOTHREAD = 65536,
-	IRQ_PER_CPU_DEVID = 131072,
-	IRQ_IS_POLLED = 262144,
-	IRQ_DISABLE_UNLAZY = 524288,
-	IRQ_HIDDEN = 1048576,
-	IRQ_NO_DEBUG = 2097152,
-};
-
-struct legacy_pic {
-	int nr_legacy_irqs;
-	struct irq_chip *chip;
-	void (*mask)(unsigned int);
-	void (*unmask)(unsigned int);
-	void (*mask_all)(void);
-	void (*restore_mask)(void);
-	void (*init)(int);
-	int (*probe)(void);
-	int (*irq_pending)(unsigned int);
-	void (*make_irq)(unsigned int);
-};
-
-enum {
-	PCI_STD_RESOURCES = 0,
-	PCI_STD_RESOURCE_END = 5,
-	PCI_ROM_RESOURCE = 6,
-	PCI_BRIDGE_RESOURCES = 7,
-	PCI_BRIDGE_RESOURCE_END = 10,
-	PCI_NUM_RESOURCES = 11,
-	DEVICE_COUNT_RESOURCE = 11,
-};
-
-typedef unsigned int pcie_reset_state_t;
-
-enum {
-	__SD_BALANCE_NEWIDLE = 0,
-	__SD_BALANCE_EXEC = 1,
-	__SD_BALANCE_FORK = 2,
-	__SD_BALANCE_WAKE = 3,
-	__SD_WAKE_AFFINE = 4,
-	__SD_ASYM_CPUCAPACITY = 5,
-	__SD_ASYM_CPUCAPACITY_FULL = 6,
-	__SD_SHARE_CPUCAPACITY = 7,
-	__SD_SHARE_PKG_RESOURCES = 8,
-	__SD_SERIALIZE = 9,
-	__SD_ASYM_PACKING = 10,
-	__SD_PREFER_SIBLING = 11,
-	__SD_OVERLAP = 12,
-	__SD_NUMA = 13,
-	__SD_FLAG_CNT = 14,
-};
-
-enum struct_device_flags {
-	DEV_FLAG_READY_TO_PROBE = 0,
-	DEV_FLAG_COUNT = 1,
-};
-
-struct kobj_attribute {
-	struct attribute attr;
-	ssize_t (*show)(struct kobject *, struct kobj_attribute *, char *);
-	ssize_t (*store)(struct kobject *, struct kobj_attribute *, const char *, size_t);
-};
-
-struct setup_data {
-	__u64 next;
-	__u32 type;
-	__u32 len;
-	__u8 data[0];
-};
-
-struct setup_indirect {
-	__u32 type;
-	__u32 reserved;
-	__u64 len;
-	__u64 addr;
-};
-
-enum {
-	MEMREMAP_WB = 1,
-	MEMREMAP_WT = 2,
-	MEMREMAP_WC = 4,
-	MEMREMAP_ENC = 8,
-	MEMREMAP_DEC = 16,
-};
-
-enum cc_attr {
-	CC_ATTR_MEM_ENCRYPT = 0,
-	CC_ATTR_HOST_MEM_ENCRYPT = 1,
-	CC_ATTR_GUEST_MEM_ENCRYPT = 2,
-	CC_ATTR_GUEST_STATE_ENCRYPT = 3,
-	CC_ATTR_GUEST_UNROLL_STRING_IO = 4,
-	CC_ATTR_GUEST_SEV_SNP = 5,
-	CC_ATTR_HOTPLUG_DISABLED = 6,
-};
-
-struct io_tlb_area;
-
-struct io_tlb_slot;
-
-struct io_tlb_mem {
-	phys_addr_t start;
-	phys_addr_t end;
-	void *vaddr;
-	long unsigned int nslabs;
-	long unsigned int used;
-	struct dentry *debugfs;
-	bool late_alloc;
-	bool force_bounce;
-	bool for_alloc;
-	unsigned int nareas;
-	unsigned int area_nslabs;
-	struct io_tlb_area *areas;
-	struct io_tlb_slot *slots;
-};
-
-struct iommu_group {};
-
-struct scatterlist {
-	long unsigned int page_link;
-	unsigned int offset;
-	unsigned int length;
-	dma_addr_t dma_address;
-	unsigned int dma_length;
-};
-
-struct sg_table {
-	struct scatterlist *sgl;
-	unsigned int nents;
-	unsigned int orig_nents;
-};
-
-struct dma_map_ops {
-	unsigned int flags;
-	void * (*alloc)(struct device *, size_t, dma_addr_t *, gfp_t, long unsigned int);
-	void (*free)(struct device *, size_t, void *, dma_addr_t, long unsigned int);
-	struct page * (*alloc_pages)(struct device *, size_t, dma_addr_t *, enum dma_data_direction, gfp_t);
-	void (*free_pages)(struct device *, size_t, struct page *, dma_addr_t, enum dma_data_direction);
-	struct sg_table * (*alloc_noncontiguous)(struct device *, size_t, enum dma_data_direction, gfp_t, long unsigned int);
-	void (*free_noncontiguous)(struct device *, size_t, struct sg_table *, enum dma_data_direction);
-	int (*mmap)(struct device *, struct vm_area_struct *, void *, dma_addr_t, size_t, long unsigned int);
-	int (*get_sgtable)(struct device *, struct sg_table *, void *, dma_addr_t, size_t, long unsigned int);
-	dma_addr_t (*map_page)(struct device *, struct page *, long unsigned int, size_t, enum dma_data_direction, long unsigned int);
-	void (*unmap_page)(struct device *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
-	int (*map_sg)(struct device *, struct scatterlist *, int, enum dma_data_direction, long unsigned int);
-	void (*unmap_sg)(struct device *, struct scatterlist *, int, enum dma_data_direction, long unsigned int);
-	dma_addr_t (*map_resource)(struct device *, phys_addr_t, size_t, enum dma_data_direction, long unsigned int);
-	void (*unmap_resource)(struct device *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
-	void (*sync_single_for_cpu)(struct device *, dma_addr_t, size_t, enum dma_data_direction);
-	void (*sync_single_for_device)(struct device *, dma_addr_t, size_t, enum dma_data_direction);
-	void (*sync_sg_for_cpu)(struct device *, struct scatterlist *, int, enum dma_data_direction);
-	void (*sync_sg_for_device)(struct device *, struct scatterlist *, int, enum dma_data_direction);
-	void (*cache_sync)(struct device *, void *, size_t, enum dma_data_direction);
-	int (*dma_supported)(struct device *, u64);
-	u64 (*get_required_mask)(struct device *);
-	size_t (*max_mapping_size)(struct device *);
-	size_t (*opt_mapping_size)(void);
-	long unsigned int (*get_merge_boundary)(struct device *);
-};
-
-enum xen_domain_type {
-	XEN_NATIVE = 0,
-	XEN_PV_DOMAIN = 1,
-	XEN_HVM_DOMAIN = 2,
-};
-
-struct cpu {
-	int node_id;
-	int hotpluggable;
-	struct device dev;
-};
-
-struct x86_cpu {
-	struct cpu cpu;
+struct plist_head {
+	struct list_head node_list;
 };
 
 typedef struct {
-	void *lock;
-} class_irq_t;
+	seqcount_t seqcount;
+} seqcount_latch_t;
 
-enum die_val {
-	DIE_OOPS = 1,
-	DIE_INT3 = 2,
-	DIE_DEBUG = 3,
-	DIE_PANIC = 4,
-	DIE_NMI = 5,
-	DIE_DIE = 6,
-	DIE_KERNELDEBUG = 7,
-	DIE_TRAP = 8,
-	DIE_GPF = 9,
-	DIE_CALL = 10,
-	DIE_PAGE_FAULT = 11,
-	DIE_NMIUNKNOWN = 12,
+struct clk;
+
+enum pm_qos_type {
+	PM_QOS_UNITIALIZED = 0,
+	PM_QOS_MAX = 1,
+	PM_QOS_MIN = 2,
 };
 
-struct die_args {
-	struct pt_regs *regs;
-	const char *str;
-	long int err;
-	int trapnr;
-	int signr;
+struct pm_qos_constraints {
+	struct plist_head list;
+	s32 target_value;
+	s32 default_value;
+	s32 no_constraint_value;
+	enum pm_qos_type type;
+	struct blocking_notifier_head *notifiers;
 };
 
-enum {
-	HW_BREAKPOINT_LEN_1 = 1,
-	HW_BREAKPOINT_LEN_2 = 2,
-	HW_BREAKPOINT_LEN_3 = 3,
-	HW_BREAKPOINT_LEN_4 = 4,
-	HW_BREAKPOINT_LEN_5 = 5,
-	HW_BREAKPOINT_LEN_6 = 6,
-	HW_BREAKPOINT_LEN_7 = 7,
-	HW_BREAKPOINT_LEN_8 = 8,
+enum freq_qos_req_type {
+	FREQ_QOS_MIN = 1,
+	FREQ_QOS_MAX = 2,
 };
 
-enum {
-	HW_BREAKPOINT_EMPTY = 0,
-	HW_BREAKPOINT_R = 1,
-	HW_BREAKPOINT_W = 2,
-	HW_BREAKPOINT_RW = 3,
-	HW_BREAKPOINT_X = 4,
-	HW_BREAKPOINT_INVALID = 7,
+struct freq_constraints {
+	struct pm_qos_constraints min_freq;
+	struct blocking_notifier_head min_freq_notifiers;
+	struct pm_qos_constraints max_freq;
+	struct blocking_notifier_head max_freq_notifiers;
 };
 
-struct tlb_context {
-	u64 ctx_id;
-	u64 tlb_gen;
+struct freq_qos_request {
+	enum freq_qos_req_type type;
+	struct plist_node pnode;
+	struct freq_constraints *qos;
 };
 
-struct tlb_state {
-	struct mm_struct *loaded_mm;
-	union {
-		struct mm_struct *last_user_mm;
-		long unsigned int last_user_mm_spec;
-	};
-	u16 loaded_mm_asid;
-	u16 next_asid;
-	bool invalidate_other;
-	short unsigned int user_pcid_flush_mask;
-	long unsigned int cr4;
-	struct tlb_context ctxs[6];
+enum cpufreq_table_sorting {
+	CPUFREQ_TABLE_UNSORTED = 0,
+	CPUFREQ_TABLE_SORTED_ASCENDING = 1,
+	CPUFREQ_TABLE_SORTED_DESCENDING = 2,
 };
 
-struct muldiv {
-	u32 multiplier;
-	u32 divider;
+struct cpufreq_cpuinfo {
+	unsigned int max_freq;
+	unsigned int min_freq;
+	unsigned int transition_latency;
 };
 
-struct freq_desc {
-	bool use_msr_plat;
-	struct muldiv muldiv[16];
-	u32 freqs[16];
-	u32 mask;
-};
+struct cpufreq_stats;
 
-enum dmi_field {
-	DMI_NONE = 0,
-	DMI_BIOS_VENDOR = 1,
-	DMI_BIOS_VERSION = 2,
-	DMI_BIOS_DATE = 3,
-	DMI_BIOS_RELEASE = 4,
-	DMI_EC_FIRMWARE_RELEASE = 5,
-	DMI_SYS_VENDOR = 6,
-	DMI_PRODUCT_NAME = 7,
-	DMI_PRODUCT_VERSION = 8,
-	DMI_PRODUCT_SERIAL = 9,
-	DMI_PRODUCT_UUID = 10,
-	DMI_PRODUCT_SKU = 11,
-	DMI_PRODUCT_FAMILY = 12,
-	DMI_BOARD_VENDOR = 13,
-	DMI_BOARD_NAME = 14,
-	DMI_BOARD_VERSION = 15,
-	DMI_BOARD_SERIAL = 16,
-	DMI_BOARD_ASSET_TAG = 17,
-	DMI_CHASSIS_VENDOR = 18,
-	DMI_CHASSIS_TYPE = 19,
-	DMI_CHASSIS_VERSION = 20,
-	DMI_CHASSIS_SERIAL = 21,
-	DMI_CHASSIS_ASSET_TAG = 22,
-	DMI_STRING_MAX = 23,
-	DMI_OEM_STRING = 24,
-};
+struct cpufreq_governor;
 
-struct dmi_strmatch {
-	unsigned char slot: 7;
-	unsigned char exact_match: 1;
-	char substr[79];
-};
+struct cpufreq_frequency_table;
 
-struct dmi_system_id {
-	int (*callback)(const struct dmi_system_id *);
-	const char *ident;
-	struct dmi_strmatch matches[4];
+struct thermal_cooling_device;
+
+struct cpufreq_policy {
+	cpumask_var_t cpus;
+	cpumask_var_t related_cpus;
+	cpumask_var_t real_cpus;
+	unsigned int shared_type;
+	unsigned int cpu;
+	struct clk *clk;
+	struct cpufreq_cpuinfo cpuinfo;
+	unsigned int min;
+	unsigned int max;
+	unsigned int cur;
+	unsigned int suspend_freq;
+	unsigned int policy;
+	unsigned int last_policy;
+	struct cpufreq_governor *governor;
+	void *governor_data;
+	char last_governor[16];
+	struct work_struct update;
+	struct freq_constraints constraints;
+	struct freq_qos_request *min_freq_req;
+	struct freq_qos_request *max_freq_req;
+	struct cpufreq_frequency_table *freq_table;
+	enum cpufreq_table_sorting freq_table_sorted;
+	struct list_head policy_list;
+	struct kobject kobj;
+	struct completion kobj_unregister;
+	struct rw_semaphore rwsem;
+	bool fast_switch_possible;
+	bool fast_switch_enabled;
+	bool strict_target;
+	bool efficiencies_available;
+	unsigned int transition_delay_us;
+	bool dvfs_possible_from_any_cpu;
+	unsigned int cached_target_freq;
+	unsigned int cached_resolved_idx;
+	bool transition_ongoing;
+	spinlock_t transition_lock;
+	wait_queue_head_t transition_wait;
+	struct task_struct *transition_task;
+	struct cpufreq_stats *stats;
 	void *driver_data;
+	struct thermal_cooling_device *cdev;
+	struct notifier_block nb_min;
+	struct notifier_block nb_max;
 };
 
-struct pdev_archdata {};
-
-struct mfd_cell;
-
-struct platform_device_id;
-
-struct platform_device {
-	const char *name;
-	int id;
-	bool id_auto;
-	struct device dev;
-	u64 platform_dma_mask;
-	struct device_dma_parameters dma_parms;
-	u32 num_resources;
-	struct resource *resource;
-	const struct platform_device_id *id_entry;
-	const char *driver_override;
-	struct mfd_cell *mfd_cell;
-	struct pdev_archdata archdata;
+struct cpufreq_governor {
+	char name[16];
+	int (*init)(struct cpufreq_policy *);
+	void (*exit)(struct cpufreq_policy *);
+	int (*start)(struct cpufreq_policy *);
+	void (*stop)(struct cpufreq_policy *);
+	void (*limits)(struct cpufreq_policy *);
+	ssize_t (*show_setspeed)(struct cpufreq_policy *, char *);
+	int (*store_setspeed)(struct cpufreq_policy *, unsigned int);
+	struct list_head governor_list;
+	struct module *owner;
+	u8 flags;
 };
 
-struct platform_device_id {
-	char name[20];
-	kernel_ulong_t driver_data;
+struct cpufreq_frequency_table {
+	unsigned int flags;
+	unsigned int driver_data;
+	unsigned int frequency;
 };
 
-struct rtc_time {
-	int tm_sec;
-	int tm_min;
-	int tm_hour;
-	int tm_mday;
-	int tm_mon;
-	int tm_year;
-	int tm_wday;
-	int tm_yday;
-	int tm_isdst;
+struct cpufreq_freqs {
+	struct cpufreq_policy *policy;
+	unsigned int old;
+	unsigned int new;
+	u8 flags;
 };
 
-struct pnp_device_id {
-	__u8 id[8];
-	kernel_ulong_t driver_data;
+struct cyc2ns_data {
+	u32 cyc2ns_mul;
+	u32 cyc2ns_shift;
+	u64 cyc2ns_offset;
 };
 
-struct pnp_card_device_id {
-	__u8 id[8];
-	kernel_ulong_t driver_data;
+struct cyc2ns {
+	struct cyc2ns_data data[2];
+	seqcount_latch_t seq;
+};
+
+union text_poke_insn {
+	u8 text[5];
 	struct {
-		__u8 id[8];
-	} devs[8];
+		u8 opcode;
+		s32 disp;
+	} __attribute__((packed));
 };
 
-struct pnp_protocol;
-
-struct pnp_id;
-
-struct pnp_card {
-	struct device dev;
-	unsigned char number;
-	struct list_head global_list;
-	struct list_head protocol_list;
-	struct list_head devices;
-	struct pnp_protocol *protocol;
-	struct pnp_id *id;
-	char name[50];
-	unsigned char pnpver;
-	unsigned char productver;
-	unsigned int serial;
-	unsigned char checksum;
-	struct proc_dir_entry *procdir;
-};
-
-struct pnp_dev;
-
-struct pnp_protocol {
-	struct list_head protocol_list;
-	char *name;
-	int (*get)(struct pnp_dev *);
-	int (*set)(struct pnp_dev *);
-	int (*disable)(struct pnp_dev *);
-	bool (*can_wakeup)(struct pnp_dev *);
-	int (*suspend)(struct pnp_dev *, pm_message_t);
-	int (*resume)(struct pnp_dev *);
-	unsigned char number;
-	struct device dev;
-	struct list_head cards;
-	struct list_head devices;
-};
-
-struct pnp_id {
-	char id[8];
-	struct pnp_id *next;
-};
-
-struct pnp_card_driver;
-
-struct pnp_card_link {
-	struct pnp_card *card;
-	struct pnp_card_driver *driver;
-	void *driver_data;
-	pm_message_t pm_state;
-};
-
-struct pnp_driver {
-	const char *name;
-	const struct pnp_device_id *id_table;
-	unsigned int flags;
-	int (*probe)(struct pnp_dev *, const struct pnp_device_id *);
-	void (*remove)(struct pnp_dev *);
-	void (*shutdown)(struct pnp_dev *);
-	int (*suspend)(struct pnp_dev *, pm_message_t);
-	int (*resume)(struct pnp_dev *);
-	struct device_driver driver;
-};
-
-struct pnp_card_driver {
-	struct list_head global_list;
-	char *name;
-	const struct pnp_card_device_id *id_table;
-	unsigned int flags;
-	int (*probe)(struct pnp_card_link *, const struct pnp_card_device_id *);
-	void (*remove)(struct pnp_card_link *);
-	int (*suspend)(struct pnp_card_link *, pm_message_t);
-	int (*resume)(struct pnp_card_link *);
-	struct pnp_driver link;
-};
-
-struct pnp_dev {
-	struct device dev;
-	u64 dma_mask;
-	unsigned int number;
-	int status;
-	struct list_head global_list;
-	struct list_head protocol_list;
-	struct list_head card_list;
-	struct list_head rdev_list;
-	struct pnp_protocol *protocol;
-	struct pnp_card *card;
-	struct pnp_driver *driver;
-	struct pnp_card_link *card_link;
-	struct pnp_id *id;
-	int active;
-	int capabilities;
-	unsigned int num_dependent_sets;
-	struct list_head resources;
-	struct list_head options;
-	char name[50];
-	int flags;
-	struct proc_dir_entry *procent;
-	void *data;
+enum insn_type {
+	CALL = 0,
+	NOP = 1,
+	JMP = 2,
+	RET = 3,
+	JCC = 4,
 };
 
 struct fpu_state_config {
@@ -16299,17 +16497,64 @@ typedef void (*btf_trace_x86_fpu_copy_dst)(void *, struct fpu *);
 
 typedef void (*btf_trace_x86_fpu_xstate_check_failed)(void *, struct fpu *);
 
-struct pkru_state {
-	u32 pkru;
-	u32 pad;
+struct _fpx_sw_bytes {
+	__u32 magic1;
+	__u32 extended_size;
+	__u64 xfeatures;
+	__u32 xstate_size;
+	__u32 padding[7];
 };
 
-struct fpu_guest {
-	u64 xfeatures;
-	u64 perm;
-	u64 xfd_err;
-	unsigned int uabi_size;
-	struct fpstate *fpstate;
+struct _fpreg {
+	__u16 significand[4];
+	__u16 exponent;
+};
+
+struct _fpxreg {
+	__u16 significand[4];
+	__u16 exponent;
+	__u16 padding[3];
+};
+
+struct _xmmreg {
+	__u32 element[4];
+};
+
+struct _fpstate_32 {
+	__u32 cw;
+	__u32 sw;
+	__u32 tag;
+	__u32 ipoff;
+	__u32 cssel;
+	__u32 dataoff;
+	__u32 datasel;
+	struct _fpreg _st[8];
+	__u16 status;
+	__u16 magic;
+	__u32 _fxsr_env[6];
+	__u32 mxcsr;
+	__u32 reserved;
+	struct _fpxreg _fxsr_st[8];
+	struct _xmmreg _xmm[8];
+	union {
+		__u32 padding1[44];
+		__u32 padding[44];
+	};
+	union {
+		__u32 padding2[12];
+		struct _fpx_sw_bytes sw_reserved;
+	};
+};
+
+struct user_i387_ia32_struct {
+	u32 cwd;
+	u32 swd;
+	u32 twd;
+	u32 fip;
+	u32 fcs;
+	u32 foo;
+	u32 fos;
+	u32 st_space[20];
 };
 
 struct membuf {
@@ -16317,20 +16562,60 @@ struct membuf {
 	size_t left;
 };
 
-enum xstate_copy_mode {
-	XSTATE_COPY_FP = 0,
-	XSTATE_COPY_FX = 1,
-	XSTATE_COPY_XSAVE = 2,
+enum perf_type_id {
+	PERF_TYPE_HARDWARE = 0,
+	PERF_TYPE_SOFTWARE = 1,
+	PERF_TYPE_TRACEPOINT = 2,
+	PERF_TYPE_HW_CACHE = 3,
+	PERF_TYPE_RAW = 4,
+	PERF_TYPE_BREAKPOINT = 5,
+	PERF_TYPE_MAX = 6,
 };
 
-enum syscall_work_bit {
-	SYSCALL_WORK_BIT_SECCOMP = 0,
-	SYSCALL_WORK_BIT_SYSCALL_TRACEPOINT = 1,
-	SYSCALL_WORK_BIT_SYSCALL_TRACE = 2,
-	SYSCALL_WORK_BIT_SYSCALL_EMU = 3,
-	SYSCALL_WORK_BIT_SYSCALL_AUDIT = 4,
-	SYSCALL_WORK_BIT_SYSCALL_USER_DISPATCH = 5,
-	SYSCALL_WORK_BIT_SYSCALL_EXIT_TRAP = 6,
+struct user_regset;
+
+typedef int user_regset_active_fn(struct task_struct *, const struct user_regset *);
+
+typedef int user_regset_get2_fn(struct task_struct *, const struct user_regset *, struct membuf);
+
+typedef int user_regset_set_fn(struct task_struct *, const struct user_regset *, unsigned int, unsigned int, const void *, const void *);
+
+typedef int user_regset_writeback_fn(struct task_struct *, const struct user_regset *, int);
+
+struct user_regset {
+	user_regset_get2_fn *regset_get;
+	user_regset_set_fn *set;
+	user_regset_active_fn *active;
+	user_regset_writeback_fn *writeback;
+	unsigned int n;
+	unsigned int size;
+	unsigned int align;
+	unsigned int bias;
+	unsigned int core_note_type;
+};
+
+struct user_regset_view {
+	const char *name;
+	const struct user_regset *regsets;
+	unsigned int n;
+	u32 e_flags;
+	u16 e_machine;
+	u8 ei_osabi;
+};
+
+enum x86_regset {
+	REGSET_GENERAL = 0,
+	REGSET_FP = 1,
+	REGSET_XFP = 2,
+	REGSET_IOPERM64 = 2,
+	REGSET_XSTATE = 3,
+	REGSET_TLS = 4,
+	REGSET_IOPERM32 = 5,
+};
+
+struct pt_regs_offset {
+	const char *name;
+	int offset;
 };
 
 enum cache_type {
@@ -17717,18 +18002,6 @@ enum vmx_l1d_flush_state {
 	VMENTER_L1D_FLUSH_NOT_REQUIRED = 5,
 };
 
-enum e820_type {
-	E820_TYPE_RAM = 1,
-	E820_TYPE_RESERVED = 2,
-	E820_TYPE_ACPI = 3,
-	E820_TYPE_NVS = 4,
-	E820_TYPE_UNUSABLE = 5,
-	E820_TYPE_PMEM = 7,
-	E820_TYPE_PRAM = 12,
-	E820_TYPE_SOFT_RESERVED = 4026531839,
-	E820_TYPE_RESERVED_KERN = 128,
-};
-
 enum x86_hypervisor_type {
 	X86_HYPER_NATIVE = 0,
 	X86_HYPER_VMWARE = 1,
@@ -17880,57 +18153,31 @@ enum vmscape_mitigations {
 	VMSCAPE_MITIGATION_IBPB_ON_VMEXIT = 3,
 };
 
-struct cpuid_regs {
-	u32 eax;
-	u32 ebx;
-	u32 ecx;
-	u32 edx;
+enum vmx_feature_leafs {
+	MISC_FEATURES = 0,
+	PRIMARY_CTLS = 1,
+	SECONDARY_CTLS = 2,
+	TERTIARY_CTLS_LOW = 3,
+	TERTIARY_CTLS_HIGH = 4,
+	NR_VMX_FEATURE_WORDS = 5,
 };
 
-enum pconfig_target {
-	INVALID_TARGET = 0,
-	MKTME_TARGET = 1,
-	PCONFIG_TARGET_NR = 2,
+struct semaphore {
+	raw_spinlock_t lock;
+	unsigned int count;
+	struct list_head wait_list;
 };
 
-enum {
-	PCONFIG_CPUID_SUBLEAF_INVALID = 0,
-	PCONFIG_CPUID_SUBLEAF_TARGETID = 1,
+struct cpu_signature {
+	unsigned int sig;
+	unsigned int pf;
+	unsigned int rev;
 };
 
-enum tsx_ctrl_states {
-	TSX_CTRL_ENABLE = 0,
-	TSX_CTRL_DISABLE = 1,
-	TSX_CTRL_RTM_ALWAYS_ABORT = 2,
-	TSX_CTRL_NOT_SUPPORTED = 3,
-};
-
-enum align_flags {
-	ALIGN_VA_32 = 1,
-	ALIGN_VA_64 = 2,
-};
-
-struct va_alignment {
-	int flags;
-	long unsigned int mask;
-	long unsigned int bits;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
-
-union zen_patch_rev {
-	struct {
-		__u32 rev: 8;
-		__u32 stepping: 4;
-		__u32 model: 4;
-		__u32 __reserved: 4;
-		__u32 ext_model: 4;
-		__u32 ext_fam: 8;
-	};
-	__u32 ucode_rev;
+struct ucode_cpu_info {
+	struct cpu_signature cpu_sig;
+	int valid;
+	void *mc;
 };
 
 struct cpu_dev {
@@ -17944,146 +18191,29 @@ struct cpu_dev {
 	int c_x86_vendor;
 };
 
-enum cpuid_leafs {
-	CPUID_1_EDX = 0,
-	CPUID_8000_0001_EDX = 1,
-	CPUID_8086_0001_EDX = 2,
-	CPUID_LNX_1 = 3,
-	CPUID_1_ECX = 4,
-	CPUID_C000_0001_EDX = 5,
-	CPUID_8000_0001_ECX = 6,
-	CPUID_LNX_2 = 7,
-	CPUID_LNX_3 = 8,
-	CPUID_7_0_EBX = 9,
-	CPUID_D_1_EAX = 10,
-	CPUID_LNX_4 = 11,
-	CPUID_7_1_EAX = 12,
-	CPUID_8000_0008_EBX = 13,
-	CPUID_6_EAX = 14,
-	CPUID_8000_000A_EDX = 15,
-	CPUID_7_ECX = 16,
-	CPUID_8000_0007_EBX = 17,
-	CPUID_7_EDX = 18,
-	CPUID_8000_001F_EAX = 19,
-	CPUID_8000_0021_EAX = 20,
-	CPUID_LNX_5 = 21,
-	NR_CPUID_WORDS = 22,
+struct _tlb_table {
+	unsigned char descriptor;
+	char tlb_type;
+	unsigned int entries;
+	char info[128];
 };
 
-struct plist_head {
-	struct list_head node_list;
+enum split_lock_detect_state {
+	sld_off = 0,
+	sld_warn = 1,
+	sld_fatal = 2,
+	sld_ratelimit = 3,
 };
 
-enum pm_qos_type {
-	PM_QOS_UNITIALIZED = 0,
-	PM_QOS_MAX = 1,
-	PM_QOS_MIN = 2,
+struct sku_microcode {
+	u8 model;
+	u8 stepping;
+	u32 microcode;
 };
 
-struct pm_qos_constraints {
-	struct plist_head list;
-	s32 target_value;
-	s32 default_value;
-	s32 no_constraint_value;
-	enum pm_qos_type type;
-	struct blocking_notifier_head *notifiers;
-};
-
-struct freq_constraints {
-	struct pm_qos_constraints min_freq;
-	struct blocking_notifier_head min_freq_notifiers;
-	struct pm_qos_constraints max_freq;
-	struct blocking_notifier_head max_freq_notifiers;
-};
-
-struct pm_qos_flags {
-	struct list_head list;
-	s32 effective_flags;
-};
-
-struct dev_pm_qos_request;
-
-struct dev_pm_qos {
-	struct pm_qos_constraints resume_latency;
-	struct pm_qos_constraints latency_tolerance;
-	struct freq_constraints freq;
-	struct pm_qos_flags flags;
-	struct dev_pm_qos_request *resume_latency_req;
-	struct dev_pm_qos_request *latency_tolerance_req;
-	struct dev_pm_qos_request *flags_req;
-};
-
-typedef u64 acpi_io_address;
-
-typedef u64 acpi_physical_address;
-
-typedef u32 acpi_status;
-
-typedef char *acpi_string;
-
-typedef void *acpi_handle;
-
-typedef u32 acpi_object_type;
-
-typedef u8 acpi_adr_space_type;
-
-union acpi_object {
-	acpi_object_type type;
-	struct {
-		acpi_object_type type;
-		u64 value;
-	} integer;
-	struct {
-		acpi_object_type type;
-		u32 length;
-		char *pointer;
-	} string;
-	struct {
-		acpi_object_type type;
-		u32 length;
-		u8 *pointer;
-	} buffer;
-	struct {
-		acpi_object_type type;
-		u32 count;
-		union acpi_object *elements;
-	} package;
-	struct {
-		acpi_object_type type;
-		acpi_object_type actual_type;
-		acpi_handle handle;
-	} reference;
-	struct {
-		acpi_object_type type;
-		u32 proc_id;
-		acpi_io_address pblk_address;
-		u32 pblk_length;
-	} processor;
-	struct {
-		acpi_object_type type;
-		u32 system_level;
-		u32 resource_order;
-	} power_resource;
-};
-
-struct acpi_object_list {
-	u32 count;
-	union acpi_object *pointer;
-};
-
-struct acpi_table_header {
-	char signature[4];
-	u32 length;
-	u8 revision;
-	u8 checksum;
-	char oem_id[6];
-	char oem_table_id[8];
-	u32 oem_revision;
-	char asl_compiler_id[4];
-	u32 asl_compiler_revision;
-};
-
-struct acpi_generic_address {
+struct cpc_reg {
+	u8 descriptor;
+	u16 length;
 	u8 space_id;
 	u8 bit_width;
 	u8 bit_offset;
@@ -18091,425 +18221,209 @@ struct acpi_generic_address {
 	u64 address;
 } __attribute__((packed));
 
-struct acpi_table_fadt {
-	struct acpi_table_header header;
-	u32 facs;
-	u32 dsdt;
-	u8 model;
-	u8 preferred_profile;
-	u16 sci_interrupt;
-	u32 smi_command;
-	u8 acpi_enable;
-	u8 acpi_disable;
-	u8 s4_bios_request;
-	u8 pstate_control;
-	u32 pm1a_event_block;
-	u32 pm1b_event_block;
-	u32 pm1a_control_block;
-	u32 pm1b_control_block;
-	u32 pm2_control_block;
-	u32 pm_timer_block;
-	u32 gpe0_block;
-	u32 gpe1_block;
-	u8 pm1_event_length;
-	u8 pm1_control_length;
-	u8 pm2_control_length;
-	u8 pm_timer_length;
-	u8 gpe0_block_length;
-	u8 gpe1_block_length;
-	u8 gpe1_base;
-	u8 cst_control;
-	u16 c2_latency;
-	u16 c3_latency;
-	u16 flush_size;
-	u16 flush_stride;
-	u8 duty_offset;
-	u8 duty_width;
-	u8 day_alarm;
-	u8 month_alarm;
-	u8 century;
-	u16 boot_flags;
-	u8 reserved;
-	u32 flags;
-	struct acpi_generic_address reset_register;
-	u8 reset_value;
-	u16 arm_boot_flags;
-	u8 minor_revision;
-	u64 Xfacs;
-	u64 Xdsdt;
-	struct acpi_generic_address xpm1a_event_block;
-	struct acpi_generic_address xpm1b_event_block;
-	struct acpi_generic_address xpm1a_control_block;
-	struct acpi_generic_address xpm1b_control_block;
-	struct acpi_generic_address xpm2_control_block;
-	struct acpi_generic_address xpm_timer_block;
-	struct acpi_generic_address xgpe0_block;
-	struct acpi_generic_address xgpe1_block;
-	struct acpi_generic_address sleep_control;
-	struct acpi_generic_address sleep_status;
-	u64 hypervisor_id;
-} __attribute__((packed));
-
-struct acpi_subtable_header {
-	u8 type;
-	u8 length;
+struct cppc_perf_caps {
+	u32 guaranteed_perf;
+	u32 highest_perf;
+	u32 nominal_perf;
+	u32 lowest_perf;
+	u32 lowest_nonlinear_perf;
+	u32 lowest_freq;
+	u32 nominal_freq;
 };
 
-struct acpi_table_boot {
-	struct acpi_table_header header;
-	u8 cmos_index;
-	u8 reserved[3];
-};
-
-struct acpi_cedt_header {
-	u8 type;
-	u8 reserved;
+struct acpi_power_register {
+	u8 descriptor;
 	u16 length;
-};
-
-struct acpi_hmat_structure {
-	u16 type;
-	u16 reserved;
-	u32 length;
-};
-
-struct acpi_table_hpet {
-	struct acpi_table_header header;
-	u32 id;
-	struct acpi_generic_address address;
-	u8 sequence;
-	u16 minimum_tick;
-	u8 flags;
-} __attribute__((packed));
-
-struct acpi_table_madt {
-	struct acpi_table_header header;
-	u32 address;
-	u32 flags;
-};
-
-enum acpi_madt_type {
-	ACPI_MADT_TYPE_LOCAL_APIC = 0,
-	ACPI_MADT_TYPE_IO_APIC = 1,
-	ACPI_MADT_TYPE_INTERRUPT_OVERRIDE = 2,
-	ACPI_MADT_TYPE_NMI_SOURCE = 3,
-	ACPI_MADT_TYPE_LOCAL_APIC_NMI = 4,
-	ACPI_MADT_TYPE_LOCAL_APIC_OVERRIDE = 5,
-	ACPI_MADT_TYPE_IO_SAPIC = 6,
-	ACPI_MADT_TYPE_LOCAL_SAPIC = 7,
-	ACPI_MADT_TYPE_INTERRUPT_SOURCE = 8,
-	ACPI_MADT_TYPE_LOCAL_X2APIC = 9,
-	ACPI_MADT_TYPE_LOCAL_X2APIC_NMI = 10,
-	ACPI_MADT_TYPE_GENERIC_INTERRUPT = 11,
-	ACPI_MADT_TYPE_GENERIC_DISTRIBUTOR = 12,
-	ACPI_MADT_TYPE_GENERIC_MSI_FRAME = 13,
-	ACPI_MADT_TYPE_GENERIC_REDISTRIBUTOR = 14,
-	ACPI_MADT_TYPE_GENERIC_TRANSLATOR = 15,
-	ACPI_MADT_TYPE_MULTIPROC_WAKEUP = 16,
-	ACPI_MADT_TYPE_RESERVED = 17,
-	ACPI_MADT_TYPE_OEM_RESERVED = 128,
-};
-
-struct acpi_madt_local_apic {
-	struct acpi_subtable_header header;
-	u8 processor_id;
-	u8 id;
-	u32 lapic_flags;
-};
-
-struct acpi_madt_io_apic {
-	struct acpi_subtable_header header;
-	u8 id;
-	u8 reserved;
-	u32 address;
-	u32 global_irq_base;
-};
-
-struct acpi_madt_interrupt_override {
-	struct acpi_subtable_header header;
-	u8 bus;
-	u8 source_irq;
-	u32 global_irq;
-	u16 inti_flags;
-} __attribute__((packed));
-
-struct acpi_madt_nmi_source {
-	struct acpi_subtable_header header;
-	u16 inti_flags;
-	u32 global_irq;
-};
-
-struct acpi_madt_local_apic_nmi {
-	struct acpi_subtable_header header;
-	u8 processor_id;
-	u16 inti_flags;
-	u8 lint;
-} __attribute__((packed));
-
-struct acpi_madt_local_apic_override {
-	struct acpi_subtable_header header;
-	u16 reserved;
+	u8 space_id;
+	u8 bit_width;
+	u8 bit_offset;
+	u8 access_size;
 	u64 address;
 } __attribute__((packed));
 
-struct acpi_madt_local_sapic {
-	struct acpi_subtable_header header;
-	u8 processor_id;
-	u8 id;
-	u8 eid;
-	u8 reserved[3];
-	u32 lapic_flags;
-	u32 uid;
-	char uid_string[1];
-} __attribute__((packed));
-
-struct acpi_madt_local_x2apic {
-	struct acpi_subtable_header header;
-	u16 reserved;
-	u32 local_apic_id;
-	u32 lapic_flags;
-	u32 uid;
+struct acpi_processor_cx {
+	u8 valid;
+	u8 type;
+	u32 address;
+	u8 entry_method;
+	u8 index;
+	u32 latency;
+	u8 bm_sts_skip;
+	char desc[32];
 };
 
-struct acpi_madt_local_x2apic_nmi {
-	struct acpi_subtable_header header;
-	u16 inti_flags;
-	u32 uid;
-	u8 lint;
-	u8 reserved[3];
+struct acpi_processor_flags {
+	u8 power: 1;
+	u8 performance: 1;
+	u8 throttling: 1;
+	u8 limit: 1;
+	u8 bm_control: 1;
+	u8 bm_check: 1;
+	u8 has_cst: 1;
+	u8 has_lpi: 1;
+	u8 power_setup_done: 1;
+	u8 bm_rld_set: 1;
+	u8 need_hotplug_init: 1;
 };
 
-struct acpi_madt_multiproc_wakeup {
-	struct acpi_subtable_header header;
-	u16 mailbox_version;
-	u32 reserved;
-	u64 base_address;
+struct cstate_entry {
+	struct {
+		unsigned int eax;
+		unsigned int ecx;
+	} states[8];
 };
 
-struct acpi_madt_multiproc_wakeup_mailbox {
-	u16 command;
-	u16 reserved;
-	u32 apic_id;
-	u64 wakeup_vector;
-	u8 reserved_os[2032];
-	u8 reserved_firmware[2048];
+enum reboot_mode {
+	REBOOT_UNDEFINED = -1,
+	REBOOT_COLD = 0,
+	REBOOT_WARM = 1,
+	REBOOT_HARD = 2,
+	REBOOT_SOFT = 3,
+	REBOOT_GPIO = 4,
 };
 
-struct acpi_prmt_module_header {
-	u16 revision;
-	u16 length;
+enum reboot_type {
+	BOOT_TRIPLE = 116,
+	BOOT_KBD = 107,
+	BOOT_BIOS = 98,
+	BOOT_ACPI = 97,
+	BOOT_EFI = 101,
+	BOOT_CF9_FORCE = 112,
+	BOOT_CF9_SAFE = 113,
 };
 
-struct mpc_intsrc {
-	unsigned char type;
-	unsigned char irqtype;
-	short unsigned int irqflag;
-	unsigned char srcbus;
-	unsigned char srcbusirq;
-	unsigned char dstapic;
-	unsigned char dstirq;
+enum dmi_field {
+	DMI_NONE = 0,
+	DMI_BIOS_VENDOR = 1,
+	DMI_BIOS_VERSION = 2,
+	DMI_BIOS_DATE = 3,
+	DMI_BIOS_RELEASE = 4,
+	DMI_EC_FIRMWARE_RELEASE = 5,
+	DMI_SYS_VENDOR = 6,
+	DMI_PRODUCT_NAME = 7,
+	DMI_PRODUCT_VERSION = 8,
+	DMI_PRODUCT_SERIAL = 9,
+	DMI_PRODUCT_UUID = 10,
+	DMI_PRODUCT_SKU = 11,
+	DMI_PRODUCT_FAMILY = 12,
+	DMI_BOARD_VENDOR = 13,
+	DMI_BOARD_NAME = 14,
+	DMI_BOARD_VERSION = 15,
+	DMI_BOARD_SERIAL = 16,
+	DMI_BOARD_ASSET_TAG = 17,
+	DMI_CHASSIS_VENDOR = 18,
+	DMI_CHASSIS_TYPE = 19,
+	DMI_CHASSIS_VERSION = 20,
+	DMI_CHASSIS_SERIAL = 21,
+	DMI_CHASSIS_ASSET_TAG = 22,
+	DMI_STRING_MAX = 23,
+	DMI_OEM_STRING = 24,
 };
 
-enum mp_irq_source_types {
-	mp_INT = 0,
-	mp_NMI = 1,
-	mp_SMI = 2,
-	mp_ExtINT = 3,
+struct dmi_strmatch {
+	unsigned char slot: 7;
+	unsigned char exact_match: 1;
+	char substr[79];
 };
 
-enum acpi_irq_model_id {
-	ACPI_IRQ_MODEL_PIC = 0,
-	ACPI_IRQ_MODEL_IOAPIC = 1,
-	ACPI_IRQ_MODEL_IOSAPIC = 2,
-	ACPI_IRQ_MODEL_PLATFORM = 3,
-	ACPI_IRQ_MODEL_GIC = 4,
-	ACPI_IRQ_MODEL_LPIC = 5,
-	ACPI_IRQ_MODEL_COUNT = 6,
+struct dmi_system_id {
+	int (*callback)(const struct dmi_system_id *);
+	const char *ident;
+	struct dmi_strmatch matches[4];
+	void *driver_data;
 };
 
-union acpi_subtable_headers {
-	struct acpi_subtable_header common;
-	struct acpi_hmat_structure hmat;
-	struct acpi_prmt_module_header prmt;
-	struct acpi_cedt_header cedt;
+struct ghcb_save_area {
+	u8 reserved_1[203];
+	u8 cpl;
+	u8 reserved_2[116];
+	u64 xss;
+	u8 reserved_3[24];
+	u64 dr7;
+	u8 reserved_4[16];
+	u64 rip;
+	u8 reserved_5[88];
+	u64 rsp;
+	u8 reserved_6[24];
+	u64 rax;
+	u8 reserved_7[264];
+	u64 rcx;
+	u64 rdx;
+	u64 rbx;
+	u8 reserved_8[8];
+	u64 rbp;
+	u64 rsi;
+	u64 rdi;
+	u64 r8;
+	u64 r9;
+	u64 r10;
+	u64 r11;
+	u64 r12;
+	u64 r13;
+	u64 r14;
+	u64 r15;
+	u8 reserved_9[16];
+	u64 sw_exit_code;
+	u64 sw_exit_info_1;
+	u64 sw_exit_info_2;
+	u64 sw_scratch;
+	u8 reserved_10[56];
+	u64 xcr0;
+	u8 valid_bitmap[16];
+	u64 x87_state_gpa;
 };
 
-typedef int (*acpi_tbl_table_handler)(struct acpi_table_header *);
-
-typedef int (*acpi_tbl_entry_handler)(union acpi_subtable_headers *, const long unsigned int);
-
-typedef int (*acpi_tbl_entry_handler_arg)(union acpi_subtable_headers *, void *, const long unsigned int);
-
-struct acpi_subtable_proc {
-	int id;
-	acpi_tbl_entry_handler handler;
-	acpi_tbl_entry_handler_arg handler_arg;
-	void *arg;
-	int count;
+struct ghcb {
+	struct ghcb_save_area save;
+	u8 reserved_save[1016];
+	u8 shared_buffer[2032];
+	u8 reserved_1[10];
+	u16 protocol_version;
+	u32 ghcb_usage;
 };
 
-typedef u32 phys_cpuid_t;
-
-enum irq_alloc_type {
-	X86_IRQ_ALLOC_TYPE_IOAPIC = 1,
-	X86_IRQ_ALLOC_TYPE_HPET = 2,
-	X86_IRQ_ALLOC_TYPE_PCI_MSI = 3,
-	X86_IRQ_ALLOC_TYPE_PCI_MSIX = 4,
-	X86_IRQ_ALLOC_TYPE_DMAR = 5,
-	X86_IRQ_ALLOC_TYPE_AMDVI = 6,
-	X86_IRQ_ALLOC_TYPE_UV = 7,
+struct machine_ops {
+	void (*restart)(char *);
+	void (*halt)(void);
+	void (*power_off)(void);
+	void (*shutdown)(void);
+	void (*crash_shutdown)(struct pt_regs *);
+	void (*emergency_restart)(void);
 };
 
-struct ioapic_alloc_info {
-	int pin;
-	int node;
-	u32 is_level: 1;
-	u32 active_low: 1;
-	u32 valid: 1;
-};
+typedef void cpu_emergency_virt_cb(void);
 
-struct uv_alloc_info {
-	int limit;
-	int blade;
-	long unsigned int offset;
-	char *name;
-};
+typedef void (*nmi_shootdown_cb)(int, struct pt_regs *);
 
-struct irq_alloc_info {
-	enum irq_alloc_type type;
-	u32 flags;
-	u32 devid;
-	irq_hw_number_t hwirq;
-	const struct cpumask *mask;
-	struct msi_desc *desc;
-	void *data;
-	union {
-		struct ioapic_alloc_info ioapic;
-		struct uv_alloc_info uv;
-	};
-};
-
-struct serial_icounter_struct {
-	int cts;
-	int dsr;
-	int rng;
-	int dcd;
-	int rx;
-	int tx;
-	int frame;
-	int overrun;
-	int parity;
-	int brk;
-	int buf_overrun;
-	int reserved[9];
-};
-
-struct serial_struct {
-	int type;
-	int line;
-	unsigned int port;
-	int irq;
-	int flags;
-	int xmit_fifo_size;
-	int custom_divisor;
-	int baud_base;
-	short unsigned int close_delay;
-	char io_type;
-	char reserved_char[1];
-	int hub6;
-	short unsigned int closing_wait;
-	short unsigned int closing_wait2;
-	unsigned char *iomem_base;
-	short unsigned int iomem_reg_shift;
-	unsigned int port_high;
-	long unsigned int iomap_base;
-};
-
-enum ioapic_domain_type {
-	IOAPIC_DOMAIN_INVALID = 0,
-	IOAPIC_DOMAIN_LEGACY = 1,
-	IOAPIC_DOMAIN_STRICT = 2,
-	IOAPIC_DOMAIN_DYNAMIC = 3,
-};
-
-struct ioapic_domain_cfg {
-	enum ioapic_domain_type type;
-	const struct irq_domain_ops *ops;
-	struct device_node *dev;
-};
-
-typedef int (*wakeup_cpu_handler)(int, long unsigned int);
-
-struct pm_qos_flags_request {
-	struct list_head node;
-	s32 flags;
-};
-
-enum freq_qos_req_type {
-	FREQ_QOS_MIN = 1,
-	FREQ_QOS_MAX = 2,
-};
-
-struct freq_qos_request {
-	enum freq_qos_req_type type;
-	struct plist_node pnode;
-	struct freq_constraints *qos;
-};
-
-enum dev_pm_qos_req_type {
-	DEV_PM_QOS_RESUME_LATENCY = 1,
-	DEV_PM_QOS_LATENCY_TOLERANCE = 2,
-	DEV_PM_QOS_MIN_FREQUENCY = 3,
-	DEV_PM_QOS_MAX_FREQUENCY = 4,
-	DEV_PM_QOS_FLAGS = 5,
-};
-
-struct dev_pm_qos_request {
-	enum dev_pm_qos_req_type type;
-	union {
-		struct plist_node pnode;
-		struct pm_qos_flags_request flr;
-		struct freq_qos_request freq;
-	} data;
-	struct device *dev;
+enum intercept_words {
+	INTERCEPT_CR = 0,
+	INTERCEPT_DR = 1,
+	INTERCEPT_EXCEPTION = 2,
+	INTERCEPT_WORD3 = 3,
+	INTERCEPT_WORD4 = 4,
+	INTERCEPT_WORD5 = 5,
+	MAX_INTERCEPT = 6,
 };
 
 enum {
-	IORES_DESC_NONE = 0,
-	IORES_DESC_CRASH_KERNEL = 1,
-	IORES_DESC_ACPI_TABLES = 2,
-	IORES_DESC_ACPI_NV_STORAGE = 3,
-	IORES_DESC_PERSISTENT_MEMORY = 4,
-	IORES_DESC_PERSISTENT_MEMORY_LEGACY = 5,
-	IORES_DESC_DEVICE_PRIVATE_MEMORY = 6,
-	IORES_DESC_RESERVED = 7,
-	IORES_DESC_SOFT_RESERVED = 8,
-	IORES_DESC_CXL = 9,
+	NMI_LOCAL = 0,
+	NMI_UNKNOWN = 1,
+	NMI_SERR = 2,
+	NMI_IO_CHECK = 3,
+	NMI_MAX = 4,
 };
 
-struct e820_entry {
-	u64 addr;
-	u64 size;
-	enum e820_type type;
-} __attribute__((packed));
+typedef int (*nmi_handler_t)(unsigned int, struct pt_regs *);
 
-struct e820_table {
-	__u32 nr_entries;
-	struct e820_entry entries[131];
-};
-
-struct intel_early_ops {
-	resource_size_t (*stolen_size)(int, int, int);
-	resource_size_t (*stolen_base)(int, int, int, resource_size_t);
-};
-
-struct chipset {
-	u32 vendor;
-	u32 device;
-	u32 class;
-	u32 class_mask;
-	u32 flags;
-	void (*f)(int, int, int);
+struct real_mode_header {
+	u32 text_start;
+	u32 ro_end;
+	u32 trampoline_start;
+	u32 trampoline_header;
+	u32 trampoline_start64;
+	u32 trampoline_pgd;
+	u32 machine_real_restart_asm;
+	u32 machine_real_restart_seg;
 };
 
 enum {
@@ -18592,25 +18506,18 @@ struct sched_domain_topology_level {
 	char *name;
 };
 
-enum key_being_used_for {
-	VERIFYING_MODULE_SIGNATURE = 0,
-	VERIFYING_FIRMWARE_SIGNATURE = 1,
-	VERIFYING_KEXEC_PE_SIGNATURE = 2,
-	VERIFYING_KEY_SIGNATURE = 3,
-	VERIFYING_KEY_SELF_SIGNATURE = 4,
-	VERIFYING_UNSPECIFIED_SIGNATURE = 5,
-	NR__KEY_BEING_USED_FOR = 6,
+struct x86_cpuinit_ops {
+	void (*setup_percpu_clockev)(void);
+	void (*early_percpu_clock_init)(void);
+	void (*fixup_cpu_id)(struct cpuinfo_x86 *, int);
 };
 
-struct real_mode_header {
-	u32 text_start;
-	u32 ro_end;
-	u32 trampoline_start;
-	u32 trampoline_header;
-	u32 trampoline_start64;
-	u32 trampoline_pgd;
-	u32 machine_real_restart_asm;
-	u32 machine_real_restart_seg;
+struct nmiaction {
+	struct list_head list;
+	nmi_handler_t handler;
+	u64 max_duration;
+	long unsigned int flags;
+	const char *name;
 };
 
 enum apic_intr_mode_id {
@@ -18636,18 +18543,30 @@ enum {
 	DUMP_PREFIX_OFFSET = 2,
 };
 
-enum cpu_usage_stat {
-	CPUTIME_USER = 0,
-	CPUTIME_NICE = 1,
-	CPUTIME_SYSTEM = 2,
-	CPUTIME_SOFTIRQ = 3,
-	CPUTIME_IRQ = 4,
-	CPUTIME_IDLE = 5,
-	CPUTIME_IOWAIT = 6,
-	CPUTIME_STEAL = 7,
-	CPUTIME_GUEST = 8,
-	CPUTIME_GUEST_NICE = 9,
-	NR_STATS = 10,
+enum cpuid_leafs {
+	CPUID_1_EDX = 0,
+	CPUID_8000_0001_EDX = 1,
+	CPUID_8086_0001_EDX = 2,
+	CPUID_LNX_1 = 3,
+	CPUID_1_ECX = 4,
+	CPUID_C000_0001_EDX = 5,
+	CPUID_8000_0001_ECX = 6,
+	CPUID_LNX_2 = 7,
+	CPUID_LNX_3 = 8,
+	CPUID_7_0_EBX = 9,
+	CPUID_D_1_EAX = 10,
+	CPUID_LNX_4 = 11,
+	CPUID_7_1_EAX = 12,
+	CPUID_8000_0008_EBX = 13,
+	CPUID_6_EAX = 14,
+	CPUID_8000_000A_EDX = 15,
+	CPUID_7_ECX = 16,
+	CPUID_8000_0007_EBX = 17,
+	CPUID_7_EDX = 18,
+	CPUID_8000_001F_EAX = 19,
+	CPUID_8000_0021_EAX = 20,
+	CPUID_LNX_5 = 21,
+	NR_CPUID_WORDS = 22,
 };
 
 struct mpf_intel {
@@ -18701,6 +18620,23 @@ struct mpc_ioapic {
 	unsigned int apicaddr;
 };
 
+struct mpc_intsrc {
+	unsigned char type;
+	unsigned char irqtype;
+	short unsigned int irqflag;
+	unsigned char srcbus;
+	unsigned char srcbusirq;
+	unsigned char dstapic;
+	unsigned char dstirq;
+};
+
+enum mp_irq_source_types {
+	mp_INT = 0,
+	mp_NMI = 1,
+	mp_SMI = 2,
+	mp_ExtINT = 3,
+};
+
 struct mpc_lintsrc {
 	unsigned char type;
 	unsigned char irqtype;
@@ -18709,6 +18645,19 @@ struct mpc_lintsrc {
 	unsigned char srcbusirq;
 	unsigned char destapic;
 	unsigned char destapiclint;
+};
+
+enum ioapic_domain_type {
+	IOAPIC_DOMAIN_INVALID = 0,
+	IOAPIC_DOMAIN_LEGACY = 1,
+	IOAPIC_DOMAIN_STRICT = 2,
+	IOAPIC_DOMAIN_DYNAMIC = 3,
+};
+
+struct ioapic_domain_cfg {
+	enum ioapic_domain_type type;
+	const struct irq_domain_ops *ops;
+	struct device_node *dev;
 };
 
 enum fixed_addresses {
@@ -18755,6 +18704,45 @@ enum {
 	IRQD_IRQ_ENABLED_ON_SUSPEND = 536870912,
 };
 
+enum irq_alloc_type {
+	X86_IRQ_ALLOC_TYPE_IOAPIC = 1,
+	X86_IRQ_ALLOC_TYPE_HPET = 2,
+	X86_IRQ_ALLOC_TYPE_PCI_MSI = 3,
+	X86_IRQ_ALLOC_TYPE_PCI_MSIX = 4,
+	X86_IRQ_ALLOC_TYPE_DMAR = 5,
+	X86_IRQ_ALLOC_TYPE_AMDVI = 6,
+	X86_IRQ_ALLOC_TYPE_UV = 7,
+};
+
+struct ioapic_alloc_info {
+	int pin;
+	int node;
+	u32 is_level: 1;
+	u32 active_low: 1;
+	u32 valid: 1;
+};
+
+struct uv_alloc_info {
+	int limit;
+	int blade;
+	long unsigned int offset;
+	char *name;
+};
+
+struct irq_alloc_info {
+	enum irq_alloc_type type;
+	u32 flags;
+	u32 devid;
+	irq_hw_number_t hwirq;
+	const struct cpumask *mask;
+	struct msi_desc *desc;
+	void *data;
+	union {
+		struct ioapic_alloc_info ioapic;
+		struct uv_alloc_info uv;
+	};
+};
+
 struct irq_cfg {
 	unsigned int dest_apicid;
 	unsigned int vector;
@@ -18784,6 +18772,85 @@ struct apic_chip_data {
 	unsigned int can_reserve: 1;
 	unsigned int has_reserved: 1;
 };
+
+struct acpi_table_header {
+	char signature[4];
+	u32 length;
+	u8 revision;
+	u8 checksum;
+	char oem_id[6];
+	char oem_table_id[8];
+	u32 oem_revision;
+	char asl_compiler_id[4];
+	u32 asl_compiler_revision;
+};
+
+struct acpi_generic_address {
+	u8 space_id;
+	u8 bit_width;
+	u8 bit_offset;
+	u8 access_width;
+	u64 address;
+} __attribute__((packed));
+
+struct acpi_table_fadt {
+	struct acpi_table_header header;
+	u32 facs;
+	u32 dsdt;
+	u8 model;
+	u8 preferred_profile;
+	u16 sci_interrupt;
+	u32 smi_command;
+	u8 acpi_enable;
+	u8 acpi_disable;
+	u8 s4_bios_request;
+	u8 pstate_control;
+	u32 pm1a_event_block;
+	u32 pm1b_event_block;
+	u32 pm1a_control_block;
+	u32 pm1b_control_block;
+	u32 pm2_control_block;
+	u32 pm_timer_block;
+	u32 gpe0_block;
+	u32 gpe1_block;
+	u8 pm1_event_length;
+	u8 pm1_control_length;
+	u8 pm2_control_length;
+	u8 pm_timer_length;
+	u8 gpe0_block_length;
+	u8 gpe1_block_length;
+	u8 gpe1_base;
+	u8 cst_control;
+	u16 c2_latency;
+	u16 c3_latency;
+	u16 flush_size;
+	u16 flush_stride;
+	u8 duty_offset;
+	u8 duty_width;
+	u8 day_alarm;
+	u8 month_alarm;
+	u8 century;
+	u16 boot_flags;
+	u8 reserved;
+	u32 flags;
+	struct acpi_generic_address reset_register;
+	u8 reset_value;
+	u16 arm_boot_flags;
+	u8 minor_revision;
+	u64 Xfacs;
+	u64 Xdsdt;
+	struct acpi_generic_address xpm1a_event_block;
+	struct acpi_generic_address xpm1b_event_block;
+	struct acpi_generic_address xpm1a_control_block;
+	struct acpi_generic_address xpm1b_control_block;
+	struct acpi_generic_address xpm2_control_block;
+	struct acpi_generic_address xpm_timer_block;
+	struct acpi_generic_address xgpe0_block;
+	struct acpi_generic_address xgpe1_block;
+	struct acpi_generic_address sleep_control;
+	struct acpi_generic_address sleep_status;
+	u64 hypervisor_id;
+} __attribute__((packed));
 
 struct freelist_node {
 	atomic_t refs;
@@ -18962,60 +19029,18 @@ enum rp_check {
 	RP_CHECK_RET = 2,
 };
 
-struct sched_domain_attr {
-	int relax_domain_level;
+enum perf_sample_regs_abi {
+	PERF_SAMPLE_REGS_ABI_NONE = 0,
+	PERF_SAMPLE_REGS_ABI_32 = 1,
+	PERF_SAMPLE_REGS_ABI_64 = 2,
 };
 
-typedef void (*swap_func_t)(void *, void *, int);
-
-typedef int (*cmp_func_t)(const void *, const void *);
-
-struct inactive_task_frame {
-	long unsigned int r15;
-	long unsigned int r14;
-	long unsigned int r13;
-	long unsigned int r12;
-	long unsigned int bx;
-	long unsigned int bp;
-	long unsigned int ret_addr;
+struct pci_hostbridge_probe {
+	u32 bus;
+	u32 slot;
+	u32 vendor;
+	u32 device;
 };
-
-enum stack_type {
-	STACK_TYPE_UNKNOWN = 0,
-	STACK_TYPE_TASK = 1,
-	STACK_TYPE_IRQ = 2,
-	STACK_TYPE_SOFTIRQ = 3,
-	STACK_TYPE_ENTRY = 4,
-	STACK_TYPE_EXCEPTION = 5,
-	STACK_TYPE_EXCEPTION_LAST = 10,
-};
-
-struct stack_info {
-	enum stack_type type;
-	long unsigned int *begin;
-	long unsigned int *end;
-	long unsigned int *next_sp;
-};
-
-struct unwind_state {
-	struct stack_info stack_info;
-	long unsigned int stack_mask;
-	struct task_struct *task;
-	int graph_idx;
-	struct llist_node *kr_cur;
-	bool error;
-	bool signal;
-	bool full_regs;
-	long unsigned int sp;
-	long unsigned int bp;
-	long unsigned int ip;
-	struct pt_regs *regs;
-	struct pt_regs *prev_regs;
-};
-
-typedef u8 uint8_t;
-
-typedef u16 uint16_t;
 
 enum page_cache_mode {
 	_PAGE_CACHE_MODE_WB = 0,
@@ -19027,6 +19052,12 @@ enum page_cache_mode {
 	_PAGE_CACHE_MODE_NUM = 8,
 };
 
+typedef long unsigned int p4dval_t;
+
+typedef struct {
+	pgd_t pgd;
+} p4d_t;
+
 enum pg_level {
 	PG_LEVEL_NONE = 0,
 	PG_LEVEL_4K = 1,
@@ -19034,12 +19065,6 @@ enum pg_level {
 	PG_LEVEL_1G = 3,
 	PG_LEVEL_512G = 4,
 	PG_LEVEL_NUM = 5,
-};
-
-enum {
-	REGION_INTERSECTS = 0,
-	REGION_DISJOINT = 1,
-	REGION_MIXED = 2,
 };
 
 enum memblock_flags {
@@ -19071,229 +19096,146 @@ struct memblock {
 	struct memblock_type reserved;
 };
 
-struct map_range {
-	long unsigned int start;
-	long unsigned int end;
-	unsigned int page_size_mask;
+enum kcore_type {
+	KCORE_TEXT = 0,
+	KCORE_VMALLOC = 1,
+	KCORE_RAM = 2,
+	KCORE_VMEMMAP = 3,
+	KCORE_USER = 4,
 };
 
-typedef long unsigned int p4dval_t;
-
-typedef struct {
-	pgd_t pgd;
-} p4d_t;
-
-struct ldttss_desc {
-	u16 limit0;
-	u16 base0;
-	u16 base1: 8;
-	u16 type: 5;
-	u16 dpl: 2;
-	u16 p: 1;
-	u16 limit1: 4;
-	u16 zero0: 3;
-	u16 g: 1;
-	u16 base2: 8;
-	u32 base3;
-	u32 zero1;
+struct kcore_list {
+	struct list_head list;
+	long unsigned int addr;
+	size_t size;
+	int type;
 };
 
-enum vm_fault_reason {
-	VM_FAULT_OOM = 1,
-	VM_FAULT_SIGBUS = 2,
-	VM_FAULT_MAJOR = 4,
-	VM_FAULT_WRITE = 8,
-	VM_FAULT_HWPOISON = 16,
-	VM_FAULT_HWPOISON_LARGE = 32,
-	VM_FAULT_SIGSEGV = 64,
-	VM_FAULT_NOPAGE = 256,
-	VM_FAULT_LOCKED = 512,
-	VM_FAULT_RETRY = 1024,
-	VM_FAULT_FALLBACK = 2048,
-	VM_FAULT_DONE_COW = 4096,
-	VM_FAULT_NEEDDSYNC = 8192,
-	VM_FAULT_COMPLETED = 16384,
-	VM_FAULT_HINDEX_MASK = 983040,
+struct x86_mapping_info {
+	void * (*alloc_pgt_page)(void *);
+	void *context;
+	long unsigned int page_flag;
+	long unsigned int offset;
+	bool direct_gbpages;
+	long unsigned int kernpg_flag;
 };
 
-enum x86_pf_error_code {
-	X86_PF_PROT = 1,
-	X86_PF_WRITE = 2,
-	X86_PF_USER = 4,
-	X86_PF_RSVD = 8,
-	X86_PF_INSTR = 16,
-	X86_PF_PK = 32,
-	X86_PF_SGX = 32768,
+enum cc_attr {
+	CC_ATTR_MEM_ENCRYPT = 0,
+	CC_ATTR_HOST_MEM_ENCRYPT = 1,
+	CC_ATTR_GUEST_MEM_ENCRYPT = 2,
+	CC_ATTR_GUEST_STATE_ENCRYPT = 3,
+	CC_ATTR_GUEST_UNROLL_STRING_IO = 4,
+	CC_ATTR_GUEST_SEV_SNP = 5,
+	CC_ATTR_HOTPLUG_DISABLED = 6,
 };
-
-struct trace_event_raw_x86_exceptions {
-	struct trace_entry ent;
-	long unsigned int address;
-	long unsigned int ip;
-	long unsigned int error_code;
-	char __data[0];
-};
-
-struct trace_event_data_offsets_x86_exceptions {};
-
-typedef void (*btf_trace_page_fault_user)(void *, long unsigned int, struct pt_regs *, long unsigned int);
-
-typedef void (*btf_trace_page_fault_kernel)(void *, long unsigned int, struct pt_regs *, long unsigned int);
 
 enum {
-	TASKSTATS_CMD_UNSPEC = 0,
-	TASKSTATS_CMD_GET = 1,
-	TASKSTATS_CMD_NEW = 2,
-	__TASKSTATS_CMD_MAX = 3,
+	IORES_MAP_SYSTEM_RAM = 1,
+	IORES_MAP_ENCRYPTED = 2,
 };
 
-enum ucount_type {
-	UCOUNT_USER_NAMESPACES = 0,
-	UCOUNT_PID_NAMESPACES = 1,
-	UCOUNT_UTS_NAMESPACES = 2,
-	UCOUNT_IPC_NAMESPACES = 3,
-	UCOUNT_NET_NAMESPACES = 4,
-	UCOUNT_MNT_NAMESPACES = 5,
-	UCOUNT_CGROUP_NAMESPACES = 6,
-	UCOUNT_TIME_NAMESPACES = 7,
-	UCOUNT_INOTIFY_INSTANCES = 8,
-	UCOUNT_INOTIFY_WATCHES = 9,
-	UCOUNT_COUNTS = 10,
+struct vm_struct {
+	struct vm_struct *next;
+	void *addr;
+	long unsigned int size;
+	long unsigned int flags;
+	struct page **pages;
+	unsigned int page_order;
+	unsigned int nr_pages;
+	phys_addr_t phys_addr;
+	const void *caller;
 };
 
-enum rlimit_type {
-	UCOUNT_RLIMIT_NPROC = 0,
-	UCOUNT_RLIMIT_MSGQUEUE = 1,
-	UCOUNT_RLIMIT_SIGPENDING = 2,
-	UCOUNT_RLIMIT_MEMLOCK = 3,
-	UCOUNT_RLIMIT_COUNTS = 4,
+enum {
+	MEMREMAP_WB = 1,
+	MEMREMAP_WT = 2,
+	MEMREMAP_WC = 4,
+	MEMREMAP_ENC = 8,
+	MEMREMAP_DEC = 16,
 };
 
-struct mmu_gather_batch {
-	struct mmu_gather_batch *next;
-	unsigned int nr;
-	unsigned int max;
-	struct page *pages[0];
+struct ioremap_desc {
+	unsigned int flags;
 };
 
-struct mmu_gather {
+enum bug_trap_type {
+	BUG_TRAP_TYPE_NONE = 0,
+	BUG_TRAP_TYPE_WARN = 1,
+	BUG_TRAP_TYPE_BUG = 2,
+};
+
+enum tlb_flush_reason {
+	TLB_FLUSH_ON_TASK_SWITCH = 0,
+	TLB_REMOTE_SHOOTDOWN = 1,
+	TLB_LOCAL_SHOOTDOWN = 2,
+	TLB_LOCAL_MM_SHOOTDOWN = 3,
+	TLB_REMOTE_SEND_IPI = 4,
+	NR_TLB_FLUSH_REASONS = 5,
+};
+
+enum task_work_notify_mode {
+	TWA_NONE = 0,
+	TWA_RESUME = 1,
+	TWA_SIGNAL = 2,
+	TWA_SIGNAL_NO_IPI = 3,
+};
+
+struct tlb_state_shared {
+	bool is_lazy;
+};
+
+struct flush_tlb_info {
 	struct mm_struct *mm;
 	long unsigned int start;
 	long unsigned int end;
-	unsigned int fullmm: 1;
-	unsigned int need_flush_all: 1;
-	unsigned int freed_tables: 1;
-	unsigned int cleared_ptes: 1;
-	unsigned int cleared_pmds: 1;
-	unsigned int cleared_puds: 1;
-	unsigned int cleared_p4ds: 1;
-	unsigned int vma_exec: 1;
-	unsigned int vma_huge: 1;
-	unsigned int vma_pfn: 1;
-	unsigned int unshared_tables: 1;
-	unsigned int fully_unshared_tables: 1;
-	unsigned int batch_count;
-	struct mmu_gather_batch *active;
-	struct mmu_gather_batch local;
-	struct page *__pages[8];
+	u64 new_tlb_gen;
+	unsigned int initiating_cpu;
+	u8 stride_shift;
+	u8 freed_tables;
+	u8 trim_cpumask;
 };
 
-struct exception_stacks {
-	char DF_stack_guard[0];
-	char DF_stack[8192];
-	char NMI_stack_guard[0];
-	char NMI_stack[8192];
-	char DB_stack_guard[0];
-	char DB_stack[8192];
-	char MCE_stack_guard[0];
-	char MCE_stack[8192];
-	char VC_stack_guard[0];
-	char VC_stack[0];
-	char VC2_stack_guard[0];
-	char VC2_stack[0];
-	char IST_top_guard[0];
+typedef struct {
+	u64 val;
+} pfn_t;
+
+typedef long unsigned int vm_flags_t;
+
+struct memtype {
+	u64 start;
+	u64 end;
+	u64 subtree_max_end;
+	enum page_cache_mode type;
+	struct rb_node rb;
 };
 
-enum vm_event_item {
-	PGPGIN = 0,
-	PGPGOUT = 1,
-	PSWPIN = 2,
-	PSWPOUT = 3,
-	PGALLOC_DMA32 = 4,
-	PGALLOC_NORMAL = 5,
-	PGALLOC_MOVABLE = 6,
-	ALLOCSTALL_DMA32 = 7,
-	ALLOCSTALL_NORMAL = 8,
-	ALLOCSTALL_MOVABLE = 9,
-	PGSCAN_SKIP_DMA32 = 10,
-	PGSCAN_SKIP_NORMAL = 11,
-	PGSCAN_SKIP_MOVABLE = 12,
-	PGFREE = 13,
-	PGACTIVATE = 14,
-	PGDEACTIVATE = 15,
-	PGLAZYFREE = 16,
-	PGFAULT = 17,
-	PGMAJFAULT = 18,
-	PGLAZYFREED = 19,
-	PGREFILL = 20,
-	PGREUSE = 21,
-	PGSTEAL_KSWAPD = 22,
-	PGSTEAL_DIRECT = 23,
-	PGDEMOTE_KSWAPD = 24,
-	PGDEMOTE_DIRECT = 25,
-	PGSCAN_KSWAPD = 26,
-	PGSCAN_DIRECT = 27,
-	PGSCAN_DIRECT_THROTTLE = 28,
-	PGSCAN_ANON = 29,
-	PGSCAN_FILE = 30,
-	PGSTEAL_ANON = 31,
-	PGSTEAL_FILE = 32,
-	PGINODESTEAL = 33,
-	SLABS_SCANNED = 34,
-	KSWAPD_INODESTEAL = 35,
-	KSWAPD_LOW_WMARK_HIT_QUICKLY = 36,
-	KSWAPD_HIGH_WMARK_HIT_QUICKLY = 37,
-	PAGEOUTRUN = 38,
-	PGROTATED = 39,
-	DROP_PAGECACHE = 40,
-	DROP_SLAB = 41,
-	OOM_KILL = 42,
-	UNEVICTABLE_PGCULLED = 43,
-	UNEVICTABLE_PGSCANNED = 44,
-	UNEVICTABLE_PGRESCUED = 45,
-	UNEVICTABLE_PGMLOCKED = 46,
-	UNEVICTABLE_PGMUNLOCKED = 47,
-	UNEVICTABLE_PGCLEARED = 48,
-	UNEVICTABLE_PGSTRANDED = 49,
-	SWAP_RA = 50,
-	SWAP_RA_HIT = 51,
-	DIRECT_MAP_LEVEL2_SPLIT = 52,
-	DIRECT_MAP_LEVEL3_SPLIT = 53,
-	NR_VM_EVENT_ITEMS = 54,
+enum {
+	PAT_UC = 0,
+	PAT_WC = 1,
+	PAT_WT = 4,
+	PAT_WP = 5,
+	PAT_WB = 6,
+	PAT_UC_MINUS = 7,
 };
 
-struct cpa_data {
-	long unsigned int *vaddr;
-	pgd_t *pgd;
-	pgprot_t mask_set;
-	pgprot_t mask_clr;
-	long unsigned int numpages;
-	long unsigned int curpage;
-	long unsigned int pfn;
-	unsigned int flags;
-	unsigned int force_split: 1;
-	unsigned int force_static_prot: 1;
-	unsigned int force_flush_all: 1;
-	struct page **pages;
-};
-
-enum cpa_warn {
-	CPA_CONFLICT = 0,
-	CPA_PROTECT = 1,
-	CPA_DETECT = 2,
+struct pagerange_state {
+	long unsigned int cur_pfn;
+	int ram;
+	int not_ram;
 };
 
 typedef void (*rcu_callback_t)(struct callback_head *);
+
+enum syscall_work_bit {
+	SYSCALL_WORK_BIT_SECCOMP = 0,
+	SYSCALL_WORK_BIT_SYSCALL_TRACEPOINT = 1,
+	SYSCALL_WORK_BIT_SYSCALL_TRACE = 2,
+	SYSCALL_WORK_BIT_SYSCALL_EMU = 3,
+	SYSCALL_WORK_BIT_SYSCALL_AUDIT = 4,
+	SYSCALL_WORK_BIT_SYSCALL_USER_DISPATCH = 5,
+	SYSCALL_WORK_BIT_SYSCALL_EXIT_TRAP = 6,
+};
 
 struct maple_alloc {
 	long unsigned int total;
@@ -19323,34 +19265,6 @@ enum tk_offsets {
 	TK_OFFS_TAI = 2,
 	TK_OFFS_MAX = 3,
 };
-
-enum {
-	WORK_STRUCT_PENDING_BIT = 0,
-	WORK_STRUCT_INACTIVE_BIT = 1,
-	WORK_STRUCT_PWQ_BIT = 2,
-	WORK_STRUCT_LINKED_BIT = 3,
-	WORK_STRUCT_COLOR_SHIFT = 4,
-	WORK_STRUCT_COLOR_BITS = 4,
-	WORK_STRUCT_PENDING = 1,
-	WORK_STRUCT_INACTIVE = 2,
-	WORK_STRUCT_PWQ = 4,
-	WORK_STRUCT_LINKED = 8,
-	WORK_STRUCT_STATIC = 0,
-	WORK_NR_COLORS = 16,
-	WORK_CPU_UNBOUND = 4,
-	WORK_STRUCT_FLAG_BITS = 8,
-	WORK_OFFQ_FLAG_BASE = 4,
-	__WORK_OFFQ_CANCELING = 4,
-	WORK_OFFQ_FLAG_BITS = 1,
-	WORK_OFFQ_POOL_SHIFT = 5,
-	WORK_OFFQ_LEFT = 59,
-	WORK_OFFQ_POOL_BITS = 31,
-	WORK_BUSY_PENDING = 1,
-	WORK_BUSY_RUNNING = 2,
-	WORKER_DESC_LEN = 24,
-};
-
-typedef long unsigned int vm_flags_t;
 
 struct vma_iterator {
 	struct ma_state mas;
@@ -19450,18 +19364,6 @@ struct io_uring_cmd {
 	u32 cmd_op;
 	u32 flags;
 	u8 pdu[32];
-};
-
-struct vm_struct {
-	struct vm_struct *next;
-	void *addr;
-	long unsigned int size;
-	long unsigned int flags;
-	struct page **pages;
-	unsigned int page_order;
-	unsigned int nr_pages;
-	phys_addr_t phys_addr;
-	const void *caller;
 };
 
 struct mempolicy {};
@@ -19623,6 +19525,381 @@ typedef void (*btf_trace_task_rename)(void *, struct task_struct *, const char *
 
 struct audit_context;
 
+struct taint_flag {
+	char c_true;
+	char c_false;
+	bool module;
+};
+
+struct __va_list_tag {
+	unsigned int gp_offset;
+	unsigned int fp_offset;
+	void *overflow_arg_area;
+	void *reg_save_area;
+};
+
+typedef __builtin_va_list va_list;
+
+enum ftrace_dump_mode {
+	DUMP_NONE = 0,
+	DUMP_ALL = 1,
+	DUMP_ORIG = 2,
+};
+
+enum ctx_state {
+	CONTEXT_DISABLED = -1,
+	CONTEXT_KERNEL = 0,
+	CONTEXT_IDLE = 1,
+	CONTEXT_USER = 2,
+	CONTEXT_GUEST = 3,
+	CONTEXT_MAX = 4,
+};
+
+struct context_tracking {
+	atomic_t state;
+	long int dynticks_nesting;
+	long int dynticks_nmi_nesting;
+};
+
+struct kobj_attribute {
+	struct attribute attr;
+	ssize_t (*show)(struct kobject *, struct kobj_attribute *, char *);
+	ssize_t (*store)(struct kobject *, struct kobj_attribute *, const char *, size_t);
+};
+
+enum kmsg_dump_reason {
+	KMSG_DUMP_UNDEF = 0,
+	KMSG_DUMP_PANIC = 1,
+	KMSG_DUMP_OOPS = 2,
+	KMSG_DUMP_EMERG = 3,
+	KMSG_DUMP_SHUTDOWN = 4,
+	KMSG_DUMP_MAX = 5,
+};
+
+enum con_flush_mode {
+	CONSOLE_FLUSH_PENDING = 0,
+	CONSOLE_REPLAY_ALL = 1,
+};
+
+enum error_detector {
+	ERROR_DETECTOR_KFENCE = 0,
+	ERROR_DETECTOR_KASAN = 1,
+	ERROR_DETECTOR_WARN = 2,
+};
+
+struct warn_args {
+	const char *fmt;
+	va_list args;
+};
+
+struct __kernel_old_timeval {
+	__kernel_long_t tv_sec;
+	__kernel_long_t tv_usec;
+};
+
+struct rusage {
+	struct __kernel_old_timeval ru_utime;
+	struct __kernel_old_timeval ru_stime;
+	__kernel_long_t ru_maxrss;
+	__kernel_long_t ru_ixrss;
+	__kernel_long_t ru_idrss;
+	__kernel_long_t ru_isrss;
+	__kernel_long_t ru_minflt;
+	__kernel_long_t ru_majflt;
+	__kernel_long_t ru_nswap;
+	__kernel_long_t ru_inblock;
+	__kernel_long_t ru_oublock;
+	__kernel_long_t ru_msgsnd;
+	__kernel_long_t ru_msgrcv;
+	__kernel_long_t ru_nsignals;
+	__kernel_long_t ru_nvcsw;
+	__kernel_long_t ru_nivcsw;
+};
+
+struct waitid_info {
+	pid_t pid;
+	uid_t uid;
+	int status;
+	int cause;
+};
+
+struct wait_opts {
+	enum pid_type wo_type;
+	int wo_flags;
+	struct pid *wo_pid;
+	struct waitid_info *wo_info;
+	int wo_stat;
+	struct rusage *wo_rusage;
+	wait_queue_entry_t child_wait;
+	int notask_error;
+};
+
+enum {
+	REGION_INTERSECTS = 0,
+	REGION_DISJOINT = 1,
+	REGION_MIXED = 2,
+};
+
+struct pseudo_fs_context {
+	const struct super_operations *ops;
+	const struct xattr_handler **xattr;
+	const struct dentry_operations *dops;
+	long unsigned int magic;
+};
+
+typedef void (*dr_release_t)(struct device *, void *);
+
+typedef int (*dr_match_t)(struct device *, void *, void *);
+
+struct resource_entry {
+	struct list_head node;
+	struct resource *res;
+	resource_size_t offset;
+	struct resource __res;
+};
+
+struct resource_constraint {
+	resource_size_t min;
+	resource_size_t max;
+	resource_size_t align;
+	resource_size_t (*alignf)(void *, const struct resource *, resource_size_t, resource_size_t);
+	void *alignf_data;
+};
+
+enum {
+	MAX_IORES_LEVEL = 5,
+};
+
+struct region_devres {
+	struct resource *parent;
+	resource_size_t start;
+	resource_size_t n;
+};
+
+struct __user_cap_header_struct {
+	__u32 version;
+	int pid;
+};
+
+typedef struct __user_cap_header_struct *cap_user_header_t;
+
+struct __user_cap_data_struct {
+	__u32 effective;
+	__u32 permitted;
+	__u32 inheritable;
+};
+
+typedef struct __user_cap_data_struct *cap_user_data_t;
+
+struct sigqueue {
+	struct list_head list;
+	int flags;
+	kernel_siginfo_t info;
+	struct ucounts *ucounts;
+};
+
+struct wait_bit_key {
+	void *flags;
+	int bit_nr;
+	long unsigned int timeout;
+};
+
+typedef int wait_bit_action_f(struct wait_bit_key *, int);
+
+struct ptrace_peeksiginfo_args {
+	__u64 off;
+	__u32 flags;
+	__s32 nr;
+};
+
+struct ptrace_syscall_info {
+	__u8 op;
+	__u8 pad[3];
+	__u32 arch;
+	__u64 instruction_pointer;
+	__u64 stack_pointer;
+	union {
+		struct {
+			__u64 nr;
+			__u64 args[6];
+		} entry;
+		struct {
+			__s64 rval;
+			__u8 is_error;
+		} exit;
+		struct {
+			__u64 nr;
+			__u64 args[6];
+			__u32 ret_data;
+		} seccomp;
+	};
+};
+
+struct sysinfo {
+	__kernel_long_t uptime;
+	__kernel_ulong_t loads[3];
+	__kernel_ulong_t totalram;
+	__kernel_ulong_t freeram;
+	__kernel_ulong_t sharedram;
+	__kernel_ulong_t bufferram;
+	__kernel_ulong_t totalswap;
+	__kernel_ulong_t freeswap;
+	__u16 procs;
+	__u16 pad;
+	__kernel_ulong_t totalhigh;
+	__kernel_ulong_t freehigh;
+	__u32 mem_unit;
+	char _f[0];
+};
+
+enum {
+	PER_LINUX = 0,
+	PER_LINUX_32BIT = 8388608,
+	PER_LINUX_FDPIC = 524288,
+	PER_SVR4 = 68157441,
+	PER_SVR3 = 83886082,
+	PER_SCOSVR3 = 117440515,
+	PER_OSR5 = 100663299,
+	PER_WYSEV386 = 83886084,
+	PER_ISCR4 = 67108869,
+	PER_BSD = 6,
+	PER_SUNOS = 67108870,
+	PER_XENIX = 83886087,
+	PER_LINUX32 = 8,
+	PER_LINUX32_3GB = 134217736,
+	PER_IRIX32 = 67108873,
+	PER_IRIXN32 = 67108874,
+	PER_IRIX64 = 67108875,
+	PER_RISCOS = 12,
+	PER_SOLARIS = 67108877,
+	PER_UW7 = 68157454,
+	PER_OSF4 = 15,
+	PER_HPUX = 16,
+	PER_MASK = 255,
+};
+
+struct rlimit64 {
+	__u64 rlim_cur;
+	__u64 rlim_max;
+};
+
+struct timens_offsets {
+	struct timespec64 monotonic;
+	struct timespec64 boottime;
+};
+
+struct time_namespace {
+	struct user_namespace *user_ns;
+	struct ucounts *ucounts;
+	struct ns_common ns;
+	struct timens_offsets offsets;
+	struct page *vvar_page;
+	bool frozen_offsets;
+};
+
+struct oldold_utsname {
+	char sysname[9];
+	char nodename[9];
+	char release[9];
+	char version[9];
+	char machine[9];
+};
+
+struct old_utsname {
+	char sysname[65];
+	char nodename[65];
+	char release[65];
+	char version[65];
+	char machine[65];
+};
+
+enum uts_proc {
+	UTS_PROC_ARCH = 0,
+	UTS_PROC_OSTYPE = 1,
+	UTS_PROC_OSRELEASE = 2,
+	UTS_PROC_VERSION = 3,
+	UTS_PROC_HOSTNAME = 4,
+	UTS_PROC_DOMAINNAME = 5,
+};
+
+struct prctl_mm_map {
+	__u64 start_code;
+	__u64 end_code;
+	__u64 start_data;
+	__u64 end_data;
+	__u64 start_brk;
+	__u64 brk;
+	__u64 start_stack;
+	__u64 arg_start;
+	__u64 arg_end;
+	__u64 env_start;
+	__u64 env_end;
+	__u64 *auxv;
+	__u32 auxv_size;
+	__u32 exe_fd;
+};
+
+struct fd {
+	struct file *file;
+	unsigned int flags;
+};
+
+struct tms {
+	__kernel_clock_t tms_utime;
+	__kernel_clock_t tms_stime;
+	__kernel_clock_t tms_cutime;
+	__kernel_clock_t tms_cstime;
+};
+
+struct getcpu_cache {
+	long unsigned int blob[16];
+};
+
+struct subprocess_info {
+	struct work_struct work;
+	struct completion *complete;
+	const char *path;
+	char **argv;
+	char **envp;
+	int wait;
+	int retval;
+	int (*init)(struct subprocess_info *, struct cred *);
+	void (*cleanup)(struct subprocess_info *);
+	void *data;
+};
+
+enum umh_disable_depth {
+	UMH_ENABLED = 0,
+	UMH_FREEZING = 1,
+	UMH_DISABLED = 2,
+};
+
+typedef struct {} local_lock_t;
+
+struct xa_node {
+	unsigned char shift;
+	unsigned char offset;
+	unsigned char count;
+	unsigned char nr_values;
+	struct xa_node *parent;
+	struct xarray *array;
+	union {
+		struct list_head private_list;
+		struct callback_head callback_head;
+	};
+	void *slots[16];
+	union {
+		long unsigned int tags[3];
+		long unsigned int marks[3];
+	};
+};
+
+struct radix_tree_preload {
+	local_lock_t lock;
+	unsigned int nr;
+	struct xa_node *nodes;
+};
+
 enum kobject_action {
 	KOBJ_ADD = 0,
 	KOBJ_REMOVE = 1,
@@ -19634,20 +19911,134 @@ enum kobject_action {
 	KOBJ_UNBIND = 7,
 };
 
-enum hk_type {
-	HK_TYPE_TIMER = 0,
-	HK_TYPE_RCU = 1,
-	HK_TYPE_MISC = 2,
-	HK_TYPE_SCHED = 3,
-	HK_TYPE_TICK = 4,
-	HK_TYPE_DOMAIN = 5,
-	HK_TYPE_WQ = 6,
-	HK_TYPE_MANAGED_IRQ = 7,
-	HK_TYPE_KTHREAD = 8,
-	HK_TYPE_MAX = 9,
+enum {
+	KERNEL_PARAM_OPS_FL_NOARG = 1,
 };
 
-typedef int (*cpu_stop_fn_t)(void *);
+enum {
+	KERNEL_PARAM_FL_UNSAFE = 1,
+	KERNEL_PARAM_FL_HWPARAM = 2,
+};
+
+struct param_attribute {
+	struct module_attribute mattr;
+	const struct kernel_param *param;
+};
+
+struct module_param_attrs {
+	unsigned int num;
+	struct attribute_group grp;
+	struct param_attribute attrs[0];
+};
+
+struct module_version_attribute {
+	struct module_attribute mattr;
+	const char *module_name;
+	const char *version;
+};
+
+enum lockdown_reason {
+	LOCKDOWN_NONE = 0,
+	LOCKDOWN_MODULE_SIGNATURE = 1,
+	LOCKDOWN_DEV_MEM = 2,
+	LOCKDOWN_EFI_TEST = 3,
+	LOCKDOWN_KEXEC = 4,
+	LOCKDOWN_HIBERNATION = 5,
+	LOCKDOWN_PCI_ACCESS = 6,
+	LOCKDOWN_IOPORT = 7,
+	LOCKDOWN_MSR = 8,
+	LOCKDOWN_ACPI_TABLES = 9,
+	LOCKDOWN_DEVICE_TREE = 10,
+	LOCKDOWN_PCMCIA_CIS = 11,
+	LOCKDOWN_TIOCSSERIAL = 12,
+	LOCKDOWN_MODULE_PARAMETERS = 13,
+	LOCKDOWN_MMIOTRACE = 14,
+	LOCKDOWN_DEBUGFS = 15,
+	LOCKDOWN_XMON_WR = 16,
+	LOCKDOWN_BPF_WRITE_USER = 17,
+	LOCKDOWN_DBG_WRITE_KERNEL = 18,
+	LOCKDOWN_RTAS_ERROR_INJECTION = 19,
+	LOCKDOWN_XEN_USER_ACTIONS = 20,
+	LOCKDOWN_INTEGRITY_MAX = 21,
+	LOCKDOWN_KCORE = 22,
+	LOCKDOWN_KPROBES = 23,
+	LOCKDOWN_BPF_READ_KERNEL = 24,
+	LOCKDOWN_DBG_READ_KERNEL = 25,
+	LOCKDOWN_PERF = 26,
+	LOCKDOWN_TRACEFS = 27,
+	LOCKDOWN_XMON_RW = 28,
+	LOCKDOWN_XFRM_SECRET = 29,
+	LOCKDOWN_CONFIDENTIALITY_MAX = 30,
+};
+
+struct kmalloced_param {
+	struct list_head list;
+	char val[0];
+};
+
+struct ipc_ids {
+	int in_use;
+	short unsigned int seq;
+	struct rw_semaphore rwsem;
+	struct idr ipcs_idr;
+	int max_idx;
+	int last_idx;
+	struct rhashtable key_ht;
+};
+
+struct ipc_namespace {
+	struct ipc_ids ids[3];
+	int sem_ctls[4];
+	int used_sems;
+	unsigned int msg_ctlmax;
+	unsigned int msg_ctlmnb;
+	unsigned int msg_ctlmni;
+	struct percpu_counter percpu_msg_bytes;
+	struct percpu_counter percpu_msg_hdrs;
+	size_t shm_ctlmax;
+	size_t shm_ctlall;
+	long unsigned int shm_tot;
+	int shm_ctlmni;
+	int shm_rmid_forced;
+	struct notifier_block ipcns_nb;
+	struct vfsmount *mq_mnt;
+	unsigned int mq_queues_count;
+	unsigned int mq_queues_max;
+	unsigned int mq_msg_max;
+	unsigned int mq_msgsize_max;
+	unsigned int mq_msg_default;
+	unsigned int mq_msgsize_default;
+	struct ctl_table_set mq_set;
+	struct ctl_table_header *mq_sysctls;
+	struct ctl_table_set ipc_set;
+	struct ctl_table_header *ipc_sysctls;
+	struct user_namespace *user_ns;
+	struct ucounts *ucounts;
+	struct llist_node mnt_llist;
+	struct ns_common ns;
+};
+
+enum sys_off_mode {
+	SYS_OFF_MODE_POWER_OFF_PREPARE = 0,
+	SYS_OFF_MODE_POWER_OFF = 1,
+	SYS_OFF_MODE_RESTART_PREPARE = 2,
+	SYS_OFF_MODE_RESTART = 3,
+};
+
+struct sys_off_data {
+	int mode;
+	void *cb_data;
+	const char *cmd;
+};
+
+struct sys_off_handler {
+	struct notifier_block nb;
+	int (*sys_off_cb)(struct sys_off_data *);
+	void *cb_data;
+	enum sys_off_mode mode;
+	bool blocking;
+	void *list;
+};
 
 struct smp_hotplug_thread {
 	struct task_struct **store;
@@ -19663,764 +20054,16 @@ struct smp_hotplug_thread {
 	const char *thread_comm;
 };
 
-struct trace_event_raw_cpuhp_enter {
-	struct trace_entry ent;
+struct smpboot_thread_data {
 	unsigned int cpu;
-	int target;
-	int idx;
-	void *fun;
-	char __data[0];
-};
-
-struct trace_event_raw_cpuhp_multi_enter {
-	struct trace_entry ent;
-	unsigned int cpu;
-	int target;
-	int idx;
-	void *fun;
-	char __data[0];
-};
-
-struct trace_event_raw_cpuhp_exit {
-	struct trace_entry ent;
-	unsigned int cpu;
-	int state;
-	int idx;
-	int ret;
-	char __data[0];
-};
-
-struct trace_event_data_offsets_cpuhp_enter {};
-
-struct trace_event_data_offsets_cpuhp_multi_enter {};
-
-struct trace_event_data_offsets_cpuhp_exit {};
-
-typedef void (*btf_trace_cpuhp_enter)(void *, unsigned int, int, int, int (*)(unsigned int));
-
-typedef void (*btf_trace_cpuhp_multi_enter)(void *, unsigned int, int, int, int (*)(unsigned int, struct hlist_node *), struct hlist_node *);
-
-typedef void (*btf_trace_cpuhp_exit)(void *, unsigned int, int, int, int);
-
-struct cpuhp_cpu_state {
-	enum cpuhp_state state;
-	enum cpuhp_state target;
-	enum cpuhp_state fail;
-	struct task_struct *thread;
-	bool should_run;
-	bool rollback;
-	bool single;
-	bool bringup;
-	struct hlist_node *node;
-	struct hlist_node *last;
-	enum cpuhp_state cb_state;
-	int result;
-	struct completion done_up;
-	struct completion done_down;
-};
-
-struct cpuhp_step {
-	const char *name;
-	union {
-		int (*single)(unsigned int);
-		int (*multi)(unsigned int, struct hlist_node *);
-	} startup;
-	union {
-		int (*single)(unsigned int);
-		int (*multi)(unsigned int, struct hlist_node *);
-	} teardown;
-	struct hlist_head list;
-	bool cant_stop;
-	bool multi_instance;
-};
-
-struct cpu_down_work {
-	unsigned int cpu;
-	enum cpuhp_state target;
-};
-
-enum cpu_mitigations {
-	CPU_MITIGATIONS_OFF = 0,
-	CPU_MITIGATIONS_AUTO = 1,
-	CPU_MITIGATIONS_AUTO_NOSMT = 2,
-};
-
-struct trace_print_flags {
-	long unsigned int mask;
-	const char *name;
-};
-
-struct softirq_action {
-	void (*action)(struct softirq_action *);
-};
-
-struct tasklet_struct {
-	struct tasklet_struct *next;
-	long unsigned int state;
-	atomic_t count;
-	bool use_callback;
-	union {
-		void (*func)(long unsigned int);
-		void (*callback)(struct tasklet_struct *);
-	};
-	long unsigned int data;
+	unsigned int status;
+	struct smp_hotplug_thread *ht;
 };
 
 enum {
-	TASKLET_STATE_SCHED = 0,
-	TASKLET_STATE_RUN = 1,
-};
-
-struct kernel_stat {
-	long unsigned int irqs_sum;
-	unsigned int softirqs[10];
-};
-
-struct wait_bit_key {
-	void *flags;
-	int bit_nr;
-	long unsigned int timeout;
-};
-
-struct wait_bit_queue_entry {
-	struct wait_bit_key key;
-	struct wait_queue_entry wq_entry;
-};
-
-struct trace_event_raw_irq_handler_entry {
-	struct trace_entry ent;
-	int irq;
-	u32 __data_loc_name;
-	char __data[0];
-};
-
-struct trace_event_raw_irq_handler_exit {
-	struct trace_entry ent;
-	int irq;
-	int ret;
-	char __data[0];
-};
-
-struct trace_event_raw_softirq {
-	struct trace_entry ent;
-	unsigned int vec;
-	char __data[0];
-};
-
-struct trace_event_raw_tasklet {
-	struct trace_entry ent;
-	void *tasklet;
-	void *func;
-	char __data[0];
-};
-
-struct trace_event_data_offsets_irq_handler_entry {
-	u32 name;
-};
-
-struct trace_event_data_offsets_irq_handler_exit {};
-
-struct trace_event_data_offsets_softirq {};
-
-struct trace_event_data_offsets_tasklet {};
-
-typedef void (*btf_trace_irq_handler_entry)(void *, int, struct irqaction *);
-
-typedef void (*btf_trace_irq_handler_exit)(void *, int, struct irqaction *, int);
-
-typedef void (*btf_trace_softirq_entry)(void *, unsigned int);
-
-typedef void (*btf_trace_softirq_exit)(void *, unsigned int);
-
-typedef void (*btf_trace_softirq_raise)(void *, unsigned int);
-
-typedef void (*btf_trace_tasklet_entry)(void *, struct tasklet_struct *, void *);
-
-typedef void (*btf_trace_tasklet_exit)(void *, struct tasklet_struct *, void *);
-
-struct tasklet_head {
-	struct tasklet_struct *head;
-	struct tasklet_struct **tail;
-};
-
-typedef __kernel_clock_t clock_t;
-
-enum lockdep_ok {
-	LOCKDEP_STILL_OK = 0,
-	LOCKDEP_NOW_UNRELIABLE = 1,
-};
-
-enum ftrace_dump_mode {
-	DUMP_NONE = 0,
-	DUMP_ALL = 1,
-	DUMP_ORIG = 2,
-};
-
-struct sk_filter {
-	refcount_t refcnt;
-	struct callback_head rcu;
-	struct bpf_prog *prog;
-};
-
-enum sysctl_writes_mode {
-	SYSCTL_WRITES_LEGACY = -1,
-	SYSCTL_WRITES_WARN = 0,
-	SYSCTL_WRITES_STRICT = 1,
-};
-
-struct do_proc_dointvec_minmax_conv_param {
-	int *min;
-	int *max;
-};
-
-struct do_proc_douintvec_minmax_conv_param {
-	unsigned int *min;
-	unsigned int *max;
-};
-
-typedef long unsigned int old_sigset_t;
-
-struct sigaltstack {
-	void *ss_sp;
-	int ss_flags;
-	__kernel_size_t ss_size;
-};
-
-typedef struct sigaltstack stack_t;
-
-struct siginfo {
-	union {
-		struct {
-			int si_signo;
-			int si_errno;
-			int si_code;
-			union __sifields _sifields;
-		};
-		int _si_pad[32];
-	};
-};
-
-typedef struct siginfo siginfo_t;
-
-struct sigqueue {
-	struct list_head list;
-	int flags;
-	kernel_siginfo_t info;
-	struct ucounts *ucounts;
-};
-
-struct ksignal {
-	struct k_sigaction ka;
-	kernel_siginfo_t info;
-	int sig;
-};
-
-enum siginfo_layout {
-	SIL_KILL = 0,
-	SIL_TIMER = 1,
-	SIL_POLL = 2,
-	SIL_FAULT = 3,
-	SIL_FAULT_TRAPNO = 4,
-	SIL_FAULT_MCEERR = 5,
-	SIL_FAULT_BNDERR = 6,
-	SIL_FAULT_PKUERR = 7,
-	SIL_FAULT_PERF_EVENT = 8,
-	SIL_CHLD = 9,
-	SIL_RT = 10,
-	SIL_SYS = 11,
-};
-
-struct fd {
-	struct file *file;
-	unsigned int flags;
-};
-
-enum {
-	TRACE_SIGNAL_DELIVERED = 0,
-	TRACE_SIGNAL_IGNORED = 1,
-	TRACE_SIGNAL_ALREADY_PENDING = 2,
-	TRACE_SIGNAL_OVERFLOW_FAIL = 3,
-	TRACE_SIGNAL_LOSE_INFO = 4,
-};
-
-struct trace_event_raw_signal_generate {
-	struct trace_entry ent;
-	int sig;
-	int errno;
-	int code;
-	char comm[16];
-	pid_t pid;
-	int group;
-	int result;
-	char __data[0];
-};
-
-struct trace_event_raw_signal_deliver {
-	struct trace_entry ent;
-	int sig;
-	int errno;
-	int code;
-	long unsigned int sa_handler;
-	long unsigned int sa_flags;
-	char __data[0];
-};
-
-struct trace_event_data_offsets_signal_generate {};
-
-struct trace_event_data_offsets_signal_deliver {};
-
-typedef void (*btf_trace_signal_generate)(void *, int, struct kernel_siginfo *, struct task_struct *, int, int);
-
-typedef void (*btf_trace_signal_deliver)(void *, int, struct kernel_siginfo *, struct k_sigaction *);
-
-enum sig_handler {
-	HANDLER_CURRENT = 0,
-	HANDLER_SIG_DFL = 1,
-	HANDLER_EXIT = 2,
-};
-
-struct __va_list_tag {
-	unsigned int gp_offset;
-	unsigned int fp_offset;
-	void *overflow_arg_area;
-	void *reg_save_area;
-};
-
-typedef __builtin_va_list va_list;
-
-struct wq_flusher;
-
-struct worker;
-
-struct workqueue_attrs;
-
-struct pool_workqueue;
-
-struct wq_device;
-
-struct workqueue_struct {
-	struct list_head pwqs;
-	struct list_head list;
-	struct mutex mutex;
-	int work_color;
-	int flush_color;
-	atomic_t nr_pwqs_to_flush;
-	struct wq_flusher *first_flusher;
-	struct list_head flusher_queue;
-	struct list_head flusher_overflow;
-	struct list_head maydays;
-	struct worker *rescuer;
-	int nr_drainers;
-	int saved_max_active;
-	struct workqueue_attrs *unbound_attrs;
-	struct pool_workqueue *dfl_pwq;
-	struct wq_device *wq_dev;
-	char name[24];
-	struct callback_head rcu;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	unsigned int flags;
-	struct pool_workqueue *cpu_pwqs;
-	struct pool_workqueue *numa_pwq_tbl[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
-
-struct rcu_work {
-	struct work_struct work;
-	struct callback_head rcu;
-	struct workqueue_struct *wq;
-};
-
-struct workqueue_attrs {
-	int nice;
-	cpumask_var_t cpumask;
-	bool no_numa;
-};
-
-struct execute_work {
-	struct work_struct work;
-};
-
-enum {
-	WQ_UNBOUND = 2,
-	WQ_FREEZABLE = 4,
-	WQ_MEM_RECLAIM = 8,
-	WQ_HIGHPRI = 16,
-	WQ_CPU_INTENSIVE = 32,
-	WQ_SYSFS = 64,
-	WQ_POWER_EFFICIENT = 128,
-	__WQ_DRAINING = 65536,
-	__WQ_ORDERED = 131072,
-	__WQ_LEGACY = 262144,
-	__WQ_ORDERED_EXPLICIT = 524288,
-	WQ_MAX_ACTIVE = 512,
-	WQ_MAX_UNBOUND_PER_CPU = 4,
-	WQ_DFL_ACTIVE = 256,
-};
-
-typedef unsigned int xa_mark_t;
-
-enum xa_lock_type {
-	XA_LOCK_IRQ = 1,
-	XA_LOCK_BH = 2,
-};
-
-struct ida {
-	struct xarray xa;
-};
-
-struct __una_u32 {
-	u32 x;
-};
-
-struct worker_pool;
-
-struct worker {
-	union {
-		struct list_head entry;
-		struct hlist_node hentry;
-	};
-	struct work_struct *current_work;
-	work_func_t current_func;
-	struct pool_workqueue *current_pwq;
-	unsigned int current_color;
-	struct list_head scheduled;
-	struct task_struct *task;
-	struct worker_pool *pool;
-	struct list_head node;
-	long unsigned int last_active;
-	unsigned int flags;
-	int id;
-	int sleeping;
-	char desc[24];
-	struct workqueue_struct *rescue_wq;
-	work_func_t last_func;
-};
-
-struct pool_workqueue {
-	struct worker_pool *pool;
-	struct workqueue_struct *wq;
-	int work_color;
-	int flush_color;
-	int refcnt;
-	int nr_in_flight[16];
-	int nr_active;
-	int max_active;
-	struct list_head inactive_works;
-	struct list_head pwqs_node;
-	struct list_head mayday_node;
-	struct work_struct unbound_release_work;
-	struct callback_head rcu;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
-
-struct worker_pool {
-	raw_spinlock_t lock;
-	int cpu;
-	int node;
-	int id;
-	unsigned int flags;
-	long unsigned int watchdog_ts;
-	int nr_running;
-	struct list_head worklist;
-	int nr_workers;
-	int nr_idle;
-	struct list_head idle_list;
-	struct timer_list idle_timer;
-	struct timer_list mayday_timer;
-	struct hlist_head busy_hash[64];
-	struct worker *manager;
-	struct list_head workers;
-	struct completion *detach_completion;
-	struct ida worker_ida;
-	struct workqueue_attrs *attrs;
-	struct hlist_node hash_node;
-	int refcnt;
-	struct callback_head rcu;
-};
-
-enum {
-	POOL_MANAGER_ACTIVE = 1,
-	POOL_DISASSOCIATED = 4,
-	WORKER_DIE = 2,
-	WORKER_IDLE = 4,
-	WORKER_PREP = 8,
-	WORKER_CPU_INTENSIVE = 64,
-	WORKER_UNBOUND = 128,
-	WORKER_REBOUND = 256,
-	WORKER_NOT_RUNNING = 456,
-	NR_STD_WORKER_POOLS = 2,
-	UNBOUND_POOL_HASH_ORDER = 6,
-	BUSY_WORKER_HASH_ORDER = 6,
-	MAX_IDLE_WORKERS_RATIO = 4,
-	IDLE_WORKER_TIMEOUT = 75000,
-	MAYDAY_INITIAL_TIMEOUT = 2,
-	MAYDAY_INTERVAL = 25,
-	CREATE_COOLDOWN = 250,
-	RESCUER_NICE_LEVEL = -20,
-	HIGHPRI_NICE_LEVEL = -20,
-	WQ_NAME_LEN = 24,
-};
-
-struct wq_flusher {
-	struct list_head list;
-	int flush_color;
-	struct completion done;
-};
-
-struct wq_device {
-	struct workqueue_struct *wq;
-	struct device dev;
-};
-
-struct trace_event_raw_workqueue_queue_work {
-	struct trace_entry ent;
-	void *work;
-	void *function;
-	u32 __data_loc_workqueue;
-	int req_cpu;
-	int cpu;
-	char __data[0];
-};
-
-struct trace_event_raw_workqueue_activate_work {
-	struct trace_entry ent;
-	void *work;
-	char __data[0];
-};
-
-struct trace_event_raw_workqueue_execute_start {
-	struct trace_entry ent;
-	void *work;
-	void *function;
-	char __data[0];
-};
-
-struct trace_event_raw_workqueue_execute_end {
-	struct trace_entry ent;
-	void *work;
-	void *function;
-	char __data[0];
-};
-
-struct trace_event_data_offsets_workqueue_queue_work {
-	u32 workqueue;
-};
-
-struct trace_event_data_offsets_workqueue_activate_work {};
-
-struct trace_event_data_offsets_workqueue_execute_start {};
-
-struct trace_event_data_offsets_workqueue_execute_end {};
-
-typedef void (*btf_trace_workqueue_queue_work)(void *, int, struct pool_workqueue *, struct work_struct *);
-
-typedef void (*btf_trace_workqueue_activate_work)(void *, struct work_struct *);
-
-typedef void (*btf_trace_workqueue_execute_start)(void *, struct work_struct *);
-
-typedef void (*btf_trace_workqueue_execute_end)(void *, struct work_struct *, work_func_t);
-
-struct wq_barrier {
-	struct work_struct work;
-	struct completion done;
-	struct task_struct *task;
-};
-
-struct cwt_wait {
-	wait_queue_entry_t wait;
-	struct work_struct *work;
-};
-
-struct apply_wqattrs_ctx {
-	struct workqueue_struct *wq;
-	struct workqueue_attrs *attrs;
-	struct list_head list;
-	struct pool_workqueue *dfl_pwq;
-	struct pool_workqueue *pwq_tbl[0];
-};
-
-struct work_for_cpu {
-	struct work_struct work;
-	long int (*fn)(void *);
-	void *arg;
-	long int ret;
-};
-
-typedef void (*task_work_func_t)(struct callback_head *);
-
-enum task_work_notify_mode {
-	TWA_NONE = 0,
-	TWA_RESUME = 1,
-	TWA_SIGNAL = 2,
-	TWA_SIGNAL_NO_IPI = 3,
-};
-
-struct sched_param {
-	int sched_priority;
-};
-
-struct kthread_work;
-
-typedef void (*kthread_work_func_t)(struct kthread_work *);
-
-struct kthread_worker;
-
-struct kthread_work {
-	struct list_head node;
-	kthread_work_func_t func;
-	struct kthread_worker *worker;
-	int canceling;
-};
-
-enum {
-	KTW_FREEZABLE = 1,
-};
-
-struct kthread_worker {
-	unsigned int flags;
-	raw_spinlock_t lock;
-	struct list_head work_list;
-	struct list_head delayed_work_list;
-	struct task_struct *task;
-	struct kthread_work *current_work;
-};
-
-struct kthread_delayed_work {
-	struct kthread_work work;
-	struct timer_list timer;
-};
-
-struct kthread_create_info {
-	int (*threadfn)(void *);
-	void *data;
-	int node;
-	struct task_struct *result;
-	struct completion *done;
-	struct list_head list;
-};
-
-struct kthread {
-	long unsigned int flags;
-	unsigned int cpu;
-	int result;
-	int (*threadfn)(void *);
-	void *data;
-	struct completion parked;
-	struct completion exited;
-	char *full_name;
-};
-
-enum KTHREAD_BITS {
-	KTHREAD_IS_PER_CPU = 0,
-	KTHREAD_SHOULD_STOP = 1,
-	KTHREAD_SHOULD_PARK = 2,
-};
-
-struct kthread_flush_work {
-	struct kthread_work work;
-	struct completion done;
-};
-
-struct atomic_notifier_head {
-	spinlock_t lock;
-	struct notifier_block *head;
-};
-
-struct srcu_notifier_head {
-	struct mutex mutex;
-	struct srcu_struct srcu;
-	struct notifier_block *head;
-};
-
-enum what {
-	PROC_EVENT_NONE = 0,
-	PROC_EVENT_FORK = 1,
-	PROC_EVENT_EXEC = 2,
-	PROC_EVENT_UID = 4,
-	PROC_EVENT_GID = 64,
-	PROC_EVENT_SID = 128,
-	PROC_EVENT_PTRACE = 256,
-	PROC_EVENT_COMM = 512,
-	PROC_EVENT_COREDUMP = 1073741824,
-	PROC_EVENT_EXIT = 2147483648,
-};
-
-typedef u64 async_cookie_t;
-
-typedef void (*async_func_t)(void *, async_cookie_t);
-
-struct async_domain {
-	struct list_head pending;
-	unsigned int registered: 1;
-};
-
-struct async_entry {
-	struct list_head domain_list;
-	struct list_head global_list;
-	struct work_struct work;
-	async_cookie_t cookie;
-	async_func_t func;
-	void *data;
-	struct async_domain *domain;
-};
-
-struct user_regset;
-
-typedef int user_regset_active_fn(struct task_struct *, const struct user_regset *);
-
-typedef int user_regset_get2_fn(struct task_struct *, const struct user_regset *, struct membuf);
-
-typedef int user_regset_set_fn(struct task_struct *, const struct user_regset *, unsigned int, unsigned int, const void *, const void *);
-
-typedef int user_regset_writeback_fn(struct task_struct *, const struct user_regset *, int);
-
-struct user_regset {
-	user_regset_get2_fn *regset_get;
-	user_regset_set_fn *set;
-	user_regset_active_fn *active;
-	user_regset_writeback_fn *writeback;
-	unsigned int n;
-	unsigned int size;
-	unsigned int align;
-	unsigned int bias;
-	unsigned int core_note_type;
-};
-
-struct user_regset_view {
-	const char *name;
-	const struct user_regset *regsets;
-	unsigned int n;
-	u32 e_flags;
-	u16 e_machine;
-	u8 ei_osabi;
-};
-
-struct subprocess_info {
-	struct work_struct work;
-	struct completion *complete;
-	const char *path;
-	char **argv;
-	char **envp;
-	int wait;
-	int retval;
-	int (*init)(struct subprocess_info *, struct cred *);
-	void (*cleanup)(struct subprocess_info *);
-	void *data;
+	HP_THREAD_NONE = 0,
+	HP_THREAD_ACTIVE = 1,
+	HP_THREAD_PARKED = 2,
 };
 
 struct pin_cookie {};
@@ -20490,6 +20133,23 @@ struct root_domain {
 	struct perf_domain *pd;
 };
 
+struct pm_qos_flags {
+	struct list_head list;
+	s32 effective_flags;
+};
+
+struct dev_pm_qos_request;
+
+struct dev_pm_qos {
+	struct pm_qos_constraints resume_latency;
+	struct pm_qos_constraints latency_tolerance;
+	struct freq_constraints freq;
+	struct pm_qos_flags flags;
+	struct dev_pm_qos_request *resume_latency_req;
+	struct dev_pm_qos_request *latency_tolerance_req;
+	struct dev_pm_qos_request *flags_req;
+};
+
 struct update_util_data {
 	void (*func)(struct update_util_data *, u64, unsigned int);
 };
@@ -20534,6 +20194,10 @@ struct em_perf_domain {
 	int nr_perf_states;
 	long unsigned int flags;
 	long unsigned int cpus[0];
+};
+
+struct softirq_action {
+	void (*action)(struct softirq_action *);
 };
 
 struct cpuidle_state_usage {
@@ -20603,6 +20267,31 @@ enum sched_tunable_scaling {
 	SCHED_TUNABLESCALING_LINEAR = 2,
 	SCHED_TUNABLESCALING_END = 3,
 };
+
+struct pm_qos_flags_request {
+	struct list_head node;
+	s32 flags;
+};
+
+enum dev_pm_qos_req_type {
+	DEV_PM_QOS_RESUME_LATENCY = 1,
+	DEV_PM_QOS_LATENCY_TOLERANCE = 2,
+	DEV_PM_QOS_MIN_FREQUENCY = 3,
+	DEV_PM_QOS_MAX_FREQUENCY = 4,
+	DEV_PM_QOS_FLAGS = 5,
+};
+
+struct dev_pm_qos_request {
+	enum dev_pm_qos_req_type type;
+	union {
+		struct plist_node pnode;
+		struct pm_qos_flags_request flr;
+		struct freq_qos_request freq;
+	} data;
+	struct device *dev;
+};
+
+typedef int (*cpu_stop_fn_t)(void *);
 
 struct cpu_stop_done;
 
@@ -20940,6 +20629,11 @@ enum dl_bw_request {
 	dl_bw_req_free = 2,
 };
 
+struct trace_print_flags {
+	long unsigned int mask;
+	const char *name;
+};
+
 struct ww_acquire_ctx;
 
 struct ww_mutex {
@@ -20986,32 +20680,6 @@ struct mutex_waiter {
 	struct list_head list;
 	struct task_struct *task;
 	struct ww_acquire_ctx *ww_ctx;
-};
-
-enum rwsem_waiter_type {
-	RWSEM_WAITING_FOR_WRITE = 0,
-	RWSEM_WAITING_FOR_READ = 1,
-};
-
-struct rwsem_waiter {
-	struct list_head list;
-	struct task_struct *task;
-	enum rwsem_waiter_type type;
-	long unsigned int timeout;
-	bool handoff_set;
-};
-
-enum rwsem_wake_type {
-	RWSEM_WAKE_ANY = 0,
-	RWSEM_WAKE_READERS = 1,
-	RWSEM_WAKE_READ_OWNED = 2,
-};
-
-enum owner_state {
-	OWNER_NULL = 1,
-	OWNER_WRITER = 2,
-	OWNER_READER = 4,
-	OWNER_NONSPINNABLE = 8,
 };
 
 struct mcs_spinlock {
@@ -21121,6 +20789,16 @@ struct prb_data_block {
 	char data[0];
 };
 
+struct irq_affinity_desc {
+	struct cpumask mask;
+	unsigned int is_managed: 1;
+};
+
+struct kernel_stat {
+	long unsigned int irqs_sum;
+	unsigned int softirqs[10];
+};
+
 enum {
 	IRQS_AUTODETECT = 1,
 	IRQS_SPURIOUS_DISABLED = 2,
@@ -21155,14 +20833,6 @@ enum {
 };
 
 enum {
-	IRQTF_RUNTHREAD = 0,
-	IRQTF_WARNED = 1,
-	IRQTF_AFFINITY = 2,
-	IRQTF_FORCED_THREAD = 3,
-	IRQTF_READY = 4,
-};
-
-enum {
 	IRQCHIP_SET_TYPE_MASKED = 1,
 	IRQCHIP_EOI_IF_HANDLED = 2,
 	IRQCHIP_MASK_ON_SUSPEND = 4,
@@ -21177,43 +20847,154 @@ enum {
 	IRQCHIP_IMMUTABLE = 2048,
 };
 
-typedef void (*dr_release_t)(struct device *, void *);
+enum {
+	IRQC_IS_HARDIRQ = 0,
+	IRQC_IS_NESTED = 1,
+};
 
-typedef int (*dr_match_t)(struct device *, void *, void *);
+enum hk_type {
+	HK_TYPE_TIMER = 0,
+	HK_TYPE_RCU = 1,
+	HK_TYPE_MISC = 2,
+	HK_TYPE_SCHED = 3,
+	HK_TYPE_TICK = 4,
+	HK_TYPE_DOMAIN = 5,
+	HK_TYPE_WQ = 6,
+	HK_TYPE_MANAGED_IRQ = 7,
+	HK_TYPE_KTHREAD = 8,
+	HK_TYPE_MAX = 9,
+};
 
-struct irq_devres {
+typedef void (*task_work_func_t)(struct callback_head *);
+
+enum {
+	IRQTF_RUNTHREAD = 0,
+	IRQTF_WARNED = 1,
+	IRQTF_AFFINITY = 2,
+	IRQTF_FORCED_THREAD = 3,
+	IRQTF_READY = 4,
+};
+
+struct x86_msi_addr_lo {
+	union {
+		struct {
+			u32 reserved_0: 2;
+			u32 dest_mode_logical: 1;
+			u32 redirect_hint: 1;
+			u32 reserved_1: 1;
+			u32 virt_destid_8_14: 7;
+			u32 destid_0_7: 8;
+			u32 base_address: 12;
+		};
+		struct {
+			u32 dmar_reserved_0: 2;
+			u32 dmar_index_15: 1;
+			u32 dmar_subhandle_valid: 1;
+			u32 dmar_format: 1;
+			u32 dmar_index_0_14: 15;
+			u32 dmar_base_address: 12;
+		};
+	};
+};
+
+typedef struct x86_msi_addr_lo arch_msi_msg_addr_lo_t;
+
+struct x86_msi_addr_hi {
+	u32 reserved: 8;
+	u32 destid_8_31: 24;
+};
+
+typedef struct x86_msi_addr_hi arch_msi_msg_addr_hi_t;
+
+struct x86_msi_data {
+	union {
+		struct {
+			u32 vector: 8;
+			u32 delivery_mode: 3;
+			u32 dest_mode_logical: 1;
+			u32 reserved: 2;
+			u32 active_low: 1;
+			u32 is_level: 1;
+		};
+		u32 dmar_subhandle;
+	};
+};
+
+typedef struct x86_msi_data arch_msi_msg_data_t;
+
+struct msi_msg {
+	union {
+		u32 address_lo;
+		arch_msi_msg_addr_lo_t arch_addr_lo;
+	};
+	union {
+		u32 address_hi;
+		arch_msi_msg_addr_hi_t arch_addr_hi;
+	};
+	union {
+		u32 data;
+		arch_msi_msg_data_t arch_data;
+	};
+};
+
+struct pci_msi_desc {
+	union {
+		u32 msi_mask;
+		u32 msix_ctrl;
+	};
+	struct {
+		u8 is_msix: 1;
+		u8 multiple: 3;
+		u8 multi_cap: 3;
+		u8 can_mask: 1;
+		u8 is_64: 1;
+		u8 is_virtual: 1;
+		unsigned int default_irq;
+	} msi_attrib;
+	union {
+		u8 mask_pos;
+		void *mask_base;
+	};
+};
+
+struct msi_desc {
 	unsigned int irq;
-	void *dev_id;
-};
-
-struct irq_desc_devres {
-	unsigned int from;
-	unsigned int cnt;
-};
-
-struct of_phandle_args {
-	struct device_node *np;
-	int args_count;
-	uint32_t args[16];
+	unsigned int nvec_used;
+	struct device *dev;
+	struct msi_msg msg;
+	struct irq_affinity_desc *affinity;
+	struct device_attribute *sysfs_attrs;
+	void (*write_msi_msg)(struct msi_desc *, void *);
+	void *write_msi_msg_data;
+	u16 msi_index;
+	struct pci_msi_desc pci;
 };
 
 enum {
-	IRQ_DOMAIN_FLAG_HIERARCHY = 1,
-	IRQ_DOMAIN_NAME_ALLOCATED = 2,
-	IRQ_DOMAIN_FLAG_IPI_PER_CPU = 4,
-	IRQ_DOMAIN_FLAG_IPI_SINGLE = 8,
-	IRQ_DOMAIN_FLAG_MSI = 16,
-	IRQ_DOMAIN_FLAG_MSI_REMAP = 32,
-	IRQ_DOMAIN_MSI_NOMASK_QUIRK = 64,
-	IRQ_DOMAIN_FLAG_NO_MAP = 128,
-	IRQ_DOMAIN_FLAG_NONCORE = 65536,
+	IRQ_STARTUP_NORMAL = 0,
+	IRQ_STARTUP_MANAGED = 1,
+	IRQ_STARTUP_ABORT = 2,
 };
 
-struct irqchip_fwid {
-	struct fwnode_handle fwnode;
-	unsigned int type;
-	char *name;
-	phys_addr_t *pa;
+struct proc_ops {
+	unsigned int proc_flags;
+	int (*proc_open)(struct inode *, struct file *);
+	ssize_t (*proc_read)(struct file *, char *, size_t, loff_t *);
+	ssize_t (*proc_read_iter)(struct kiocb *, struct iov_iter *);
+	ssize_t (*proc_write)(struct file *, const char *, size_t, loff_t *);
+	loff_t (*proc_lseek)(struct file *, loff_t, int);
+	int (*proc_release)(struct inode *, struct file *);
+	__poll_t (*proc_poll)(struct file *, struct poll_table_struct *);
+	long int (*proc_ioctl)(struct file *, unsigned int, long unsigned int);
+	int (*proc_mmap)(struct file *, struct vm_area_struct *);
+	long unsigned int (*proc_get_unmapped_area)(struct file *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
+};
+
+enum {
+	AFFINITY = 0,
+	AFFINITY_LIST = 1,
+	EFFECTIVE = 2,
+	EFFECTIVE_LIST = 3,
 };
 
 typedef void (*call_rcu_func_t)(struct callback_head *, rcu_callback_t);
@@ -21348,19 +21129,27 @@ struct swait_queue {
 	struct list_head task_list;
 };
 
-enum ctx_state {
-	CONTEXT_DISABLED = -1,
-	CONTEXT_KERNEL = 0,
-	CONTEXT_IDLE = 1,
-	CONTEXT_USER = 2,
-	CONTEXT_GUEST = 3,
-	CONTEXT_MAX = 4,
+struct rcu_work {
+	struct work_struct work;
+	struct callback_head rcu;
+	struct workqueue_struct *wq;
 };
 
-struct context_tracking {
-	atomic_t state;
-	long int dynticks_nesting;
-	long int dynticks_nmi_nesting;
+enum {
+	WQ_UNBOUND = 2,
+	WQ_FREEZABLE = 4,
+	WQ_MEM_RECLAIM = 8,
+	WQ_HIGHPRI = 16,
+	WQ_CPU_INTENSIVE = 32,
+	WQ_SYSFS = 64,
+	WQ_POWER_EFFICIENT = 128,
+	__WQ_DRAINING = 65536,
+	__WQ_ORDERED = 131072,
+	__WQ_LEGACY = 262144,
+	__WQ_ORDERED_EXPLICIT = 524288,
+	WQ_MAX_ACTIVE = 512,
+	WQ_MAX_UNBOUND_PER_CPU = 4,
+	WQ_DFL_ACTIVE = 256,
 };
 
 struct rt_waiter_node {
@@ -21378,6 +21167,10 @@ struct rt_mutex_waiter {
 	struct rt_mutex_base *lock;
 	unsigned int wake_state;
 	struct ww_acquire_ctx *ww_ctx;
+};
+
+struct sched_param {
+	int sched_priority;
 };
 
 enum tick_dep_bits {
@@ -21659,10 +21452,6 @@ typedef void (*btf_trace_sys_enter)(void *, struct pt_regs *, long int);
 
 typedef void (*btf_trace_sys_exit)(void *, struct pt_regs *, long int);
 
-typedef struct {
-	seqcount_t seqcount;
-} seqcount_latch_t;
-
 struct latch_tree_root {
 	seqcount_latch_t seq;
 	struct rb_root tree[2];
@@ -21684,20 +21473,6 @@ enum {
 	PROC_ENTRY_proc_read_iter = 2,
 	PROC_ENTRY_proc_compat_ioctl = 4,
 	PROC_ENTRY_proc_lseek = 8,
-};
-
-struct proc_ops {
-	unsigned int proc_flags;
-	int (*proc_open)(struct inode *, struct file *);
-	ssize_t (*proc_read)(struct file *, char *, size_t, loff_t *);
-	ssize_t (*proc_read_iter)(struct kiocb *, struct iov_iter *);
-	ssize_t (*proc_write)(struct file *, const char *, size_t, loff_t *);
-	loff_t (*proc_lseek)(struct file *, loff_t, int);
-	int (*proc_release)(struct inode *, struct file *);
-	__poll_t (*proc_poll)(struct file *, struct poll_table_struct *);
-	long int (*proc_ioctl)(struct file *, unsigned int, long unsigned int);
-	int (*proc_mmap)(struct file *, struct vm_area_struct *);
-	long unsigned int (*proc_get_unmapped_area)(struct file *, long unsigned int, long unsigned int, long unsigned int, long unsigned int);
 };
 
 typedef bool (*stack_trace_consume_fn)(void *, long unsigned int);
@@ -21752,24 +21527,74 @@ struct __kernel_timex {
 	long: 64;
 };
 
-enum audit_ntp_type {
-	AUDIT_NTP_OFFSET = 0,
-	AUDIT_NTP_FREQ = 1,
-	AUDIT_NTP_STATUS = 2,
-	AUDIT_NTP_TAI = 3,
-	AUDIT_NTP_TICK = 4,
-	AUDIT_NTP_ADJUST = 5,
-	AUDIT_NTP_NVALS = 6,
+struct ktime_timestamps {
+	u64 mono;
+	u64 boot;
+	u64 real;
+};
+
+struct system_time_snapshot {
+	u64 cycles;
+	ktime_t real;
+	ktime_t raw;
+	enum clocksource_ids cs_id;
+	unsigned int clock_was_set_seq;
+	u8 cs_was_changed_seq;
+};
+
+struct system_device_crosststamp {
+	ktime_t device;
+	ktime_t sys_realtime;
+	ktime_t sys_monoraw;
+};
+
+struct tk_read_base {
+	struct clocksource *clock;
+	u64 mask;
+	u64 cycle_last;
+	u32 mult;
+	u32 shift;
+	u64 xtime_nsec;
+	ktime_t base;
+	u64 base_real;
+};
+
+struct timekeeper {
+	struct tk_read_base tkr_mono;
+	struct tk_read_base tkr_raw;
+	u64 xtime_sec;
+	long unsigned int ktime_sec;
+	struct timespec64 wall_to_monotonic;
+	ktime_t offs_real;
+	ktime_t offs_boot;
+	ktime_t offs_tai;
+	s32 tai_offset;
+	unsigned int clock_was_set_seq;
+	u8 cs_was_changed_seq;
+	ktime_t next_leap_ktime;
+	u64 raw_sec;
+	struct timespec64 monotonic_to_boot;
+	u64 cycle_interval;
+	u64 xtime_interval;
+	s64 xtime_remainder;
+	u64 raw_interval;
+	u64 ntp_tick;
+	s64 ntp_error;
+	u32 ntp_error_shift;
+	u32 ntp_err_mult;
+	u32 skip_second_overflow;
 };
 
 struct audit_ntp_data {};
 
-typedef s64 int64_t;
+enum timekeeping_adv_mode {
+	TK_ADV_TICK = 0,
+	TK_ADV_FREQ = 1,
+};
 
-enum wd_read_status {
-	WD_READ_SUCCESS = 0,
-	WD_READ_UNSTABLE = 1,
-	WD_READ_SKIP = 2,
+struct tk_fast {
+	seqcount_latch_t seq;
+	struct tk_read_base base[2];
 };
 
 enum tick_device_mode {
@@ -21899,20 +21724,6 @@ struct k_clock {
 	void (*timer_wait_running)(struct k_itimer *);
 };
 
-struct timens_offsets {
-	struct timespec64 monotonic;
-	struct timespec64 boottime;
-};
-
-struct time_namespace {
-	struct user_namespace *user_ns;
-	struct ucounts *ucounts;
-	struct ns_common ns;
-	struct timens_offsets offsets;
-	struct page *vvar_page;
-	bool frozen_offsets;
-};
-
 typedef unsigned int uint;
 
 struct posix_clock;
@@ -21951,102 +21762,17 @@ struct posix_clock_desc {
 	struct posix_clock *clk;
 };
 
+typedef s64 int64_t;
+
 struct ce_unbind {
 	struct clock_event_device *ce;
 	int res;
-};
-
-typedef struct {
-	raw_spinlock_t *lock;
-	long unsigned int flags;
-} class_raw_spinlock_irqsave_t;
-
-enum tick_broadcast_mode {
-	TICK_BROADCAST_OFF = 0,
-	TICK_BROADCAST_ON = 1,
-	TICK_BROADCAST_FORCE = 2,
 };
 
 enum tick_broadcast_state {
 	TICK_BROADCAST_EXIT = 0,
 	TICK_BROADCAST_ENTER = 1,
 };
-
-struct timens_offset {
-	s64 sec;
-	u64 nsec;
-};
-
-struct tk_read_base {
-	struct clocksource *clock;
-	u64 mask;
-	u64 cycle_last;
-	u32 mult;
-	u32 shift;
-	u64 xtime_nsec;
-	ktime_t base;
-	u64 base_real;
-};
-
-struct timekeeper {
-	struct tk_read_base tkr_mono;
-	struct tk_read_base tkr_raw;
-	u64 xtime_sec;
-	long unsigned int ktime_sec;
-	struct timespec64 wall_to_monotonic;
-	ktime_t offs_real;
-	ktime_t offs_boot;
-	ktime_t offs_tai;
-	s32 tai_offset;
-	unsigned int clock_was_set_seq;
-	u8 cs_was_changed_seq;
-	ktime_t next_leap_ktime;
-	u64 raw_sec;
-	struct timespec64 monotonic_to_boot;
-	u64 cycle_interval;
-	u64 xtime_interval;
-	s64 xtime_remainder;
-	u64 raw_interval;
-	u64 ntp_tick;
-	s64 ntp_error;
-	u32 ntp_error_shift;
-	u32 ntp_err_mult;
-	u32 skip_second_overflow;
-};
-
-struct arch_vdso_data {};
-
-struct vdso_timestamp {
-	u64 sec;
-	u64 nsec;
-};
-
-struct vdso_data {
-	u32 seq;
-	s32 clock_mode;
-	u64 cycle_last;
-	u64 mask;
-	u32 mult;
-	u32 shift;
-	union {
-		struct vdso_timestamp basetime[12];
-		struct timens_offset offset[12];
-	};
-	s32 tz_minuteswest;
-	s32 tz_dsttime;
-	u32 hrtimer_res;
-	u32 __unused;
-	struct arch_vdso_data arch_data;
-};
-
-struct proc_timens_offset {
-	int clockid;
-	struct timespec64 val;
-};
-
-typedef struct {
-	void *lock;
-} class_rcu_t;
 
 union futex_key {
 	struct {
@@ -22077,11 +21803,15 @@ struct futex_pi_state {
 	union futex_key key;
 };
 
-struct futex_waitv {
-	__u64 val;
-	__u64 uaddr;
-	__u32 flags;
-	__u32 __reserved;
+struct futex_hash_bucket {
+	atomic_t waiters;
+	spinlock_t lock;
+	struct plist_head chain;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
 };
 
 struct futex_q {
@@ -22096,25 +21826,26 @@ struct futex_q {
 	atomic_t requeue_state;
 };
 
-struct futex_vector {
-	struct futex_waitv w;
-	struct futex_q q;
-};
-
-struct futex_hash_bucket {
-	atomic_t waiters;
-	spinlock_t lock;
-	struct plist_head chain;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
-
 enum futex_access {
 	FUTEX_READ = 0,
 	FUTEX_WRITE = 1,
+};
+
+struct rt_wake_q_head {
+	struct wake_q_head head;
+	struct task_struct *rtlock_task;
+};
+
+struct futex_waitv {
+	__u64 val;
+	__u64 uaddr;
+	__u32 flags;
+	__u32 __reserved;
+};
+
+struct futex_vector {
+	struct futex_waitv w;
+	struct futex_q q;
 };
 
 union bpf_iter_link_info {
@@ -22524,6 +22255,10 @@ struct multi_stop_data {
 	atomic_t thread_ack;
 };
 
+typedef struct {
+	void *lock;
+} class_rcu_t;
+
 typedef void (*rethook_handler_t)(struct rethook_node *, void *, struct pt_regs *);
 
 struct arch_optimized_insn {
@@ -22608,40 +22343,6 @@ struct fsnotify_mark_connector {
 
 enum ring_buffer_flags {
 	RB_FL_OVERWRITE = 1,
-};
-
-enum lockdown_reason {
-	LOCKDOWN_NONE = 0,
-	LOCKDOWN_MODULE_SIGNATURE = 1,
-	LOCKDOWN_DEV_MEM = 2,
-	LOCKDOWN_EFI_TEST = 3,
-	LOCKDOWN_KEXEC = 4,
-	LOCKDOWN_HIBERNATION = 5,
-	LOCKDOWN_PCI_ACCESS = 6,
-	LOCKDOWN_IOPORT = 7,
-	LOCKDOWN_MSR = 8,
-	LOCKDOWN_ACPI_TABLES = 9,
-	LOCKDOWN_DEVICE_TREE = 10,
-	LOCKDOWN_PCMCIA_CIS = 11,
-	LOCKDOWN_TIOCSSERIAL = 12,
-	LOCKDOWN_MODULE_PARAMETERS = 13,
-	LOCKDOWN_MMIOTRACE = 14,
-	LOCKDOWN_DEBUGFS = 15,
-	LOCKDOWN_XMON_WR = 16,
-	LOCKDOWN_BPF_WRITE_USER = 17,
-	LOCKDOWN_DBG_WRITE_KERNEL = 18,
-	LOCKDOWN_RTAS_ERROR_INJECTION = 19,
-	LOCKDOWN_XEN_USER_ACTIONS = 20,
-	LOCKDOWN_INTEGRITY_MAX = 21,
-	LOCKDOWN_KCORE = 22,
-	LOCKDOWN_KPROBES = 23,
-	LOCKDOWN_BPF_READ_KERNEL = 24,
-	LOCKDOWN_DBG_READ_KERNEL = 25,
-	LOCKDOWN_PERF = 26,
-	LOCKDOWN_TRACEFS = 27,
-	LOCKDOWN_XMON_RW = 28,
-	LOCKDOWN_XFRM_SECRET = 29,
-	LOCKDOWN_CONFIDENTIALITY_MAX = 30,
 };
 
 typedef struct vfsmount * (*debugfs_automount_t)(struct dentry *, void *);
@@ -23388,17 +23089,13 @@ struct bpf_perf_event_data {
 	__u64 addr;
 };
 
-typedef unsigned int (*bpf_dispatcher_fn)(const void *, const struct bpf_insn *, unsigned int (*)(const void *, const struct bpf_insn *));
-
-enum perf_type_id {
-	PERF_TYPE_HARDWARE = 0,
-	PERF_TYPE_SOFTWARE = 1,
-	PERF_TYPE_TRACEPOINT = 2,
-	PERF_TYPE_HW_CACHE = 3,
-	PERF_TYPE_RAW = 4,
-	PERF_TYPE_BREAKPOINT = 5,
-	PERF_TYPE_MAX = 6,
+struct sk_filter {
+	refcount_t refcnt;
+	struct callback_head rcu;
+	struct bpf_prog *prog;
 };
+
+typedef unsigned int (*bpf_dispatcher_fn)(const void *, const struct bpf_insn *, unsigned int (*)(const void *, const struct bpf_insn *));
 
 struct perf_event_query_bpf {
 	__u32 ids_len;
@@ -23553,94 +23250,6 @@ typedef u64 (*btf_bpf_perf_event_output_raw_tp)(struct bpf_raw_tracepoint_args *
 typedef u64 (*btf_bpf_get_stackid_raw_tp)(struct bpf_raw_tracepoint_args *, struct bpf_map *, u64);
 
 typedef u64 (*btf_bpf_get_stack_raw_tp)(struct bpf_raw_tracepoint_args *, void *, u32, u64);
-
-struct clk;
-
-enum cpufreq_table_sorting {
-	CPUFREQ_TABLE_UNSORTED = 0,
-	CPUFREQ_TABLE_SORTED_ASCENDING = 1,
-	CPUFREQ_TABLE_SORTED_DESCENDING = 2,
-};
-
-struct cpufreq_cpuinfo {
-	unsigned int max_freq;
-	unsigned int min_freq;
-	unsigned int transition_latency;
-};
-
-struct cpufreq_stats;
-
-struct cpufreq_governor;
-
-struct cpufreq_frequency_table;
-
-struct thermal_cooling_device;
-
-struct cpufreq_policy {
-	cpumask_var_t cpus;
-	cpumask_var_t related_cpus;
-	cpumask_var_t real_cpus;
-	unsigned int shared_type;
-	unsigned int cpu;
-	struct clk *clk;
-	struct cpufreq_cpuinfo cpuinfo;
-	unsigned int min;
-	unsigned int max;
-	unsigned int cur;
-	unsigned int suspend_freq;
-	unsigned int policy;
-	unsigned int last_policy;
-	struct cpufreq_governor *governor;
-	void *governor_data;
-	char last_governor[16];
-	struct work_struct update;
-	struct freq_constraints constraints;
-	struct freq_qos_request *min_freq_req;
-	struct freq_qos_request *max_freq_req;
-	struct cpufreq_frequency_table *freq_table;
-	enum cpufreq_table_sorting freq_table_sorted;
-	struct list_head policy_list;
-	struct kobject kobj;
-	struct completion kobj_unregister;
-	struct rw_semaphore rwsem;
-	bool fast_switch_possible;
-	bool fast_switch_enabled;
-	bool strict_target;
-	bool efficiencies_available;
-	unsigned int transition_delay_us;
-	bool dvfs_possible_from_any_cpu;
-	unsigned int cached_target_freq;
-	unsigned int cached_resolved_idx;
-	bool transition_ongoing;
-	spinlock_t transition_lock;
-	wait_queue_head_t transition_wait;
-	struct task_struct *transition_task;
-	struct cpufreq_stats *stats;
-	void *driver_data;
-	struct thermal_cooling_device *cdev;
-	struct notifier_block nb_min;
-	struct notifier_block nb_max;
-};
-
-struct cpufreq_governor {
-	char name[16];
-	int (*init)(struct cpufreq_policy *);
-	void (*exit)(struct cpufreq_policy *);
-	int (*start)(struct cpufreq_policy *);
-	void (*stop)(struct cpufreq_policy *);
-	void (*limits)(struct cpufreq_policy *);
-	ssize_t (*show_setspeed)(struct cpufreq_policy *, char *);
-	int (*store_setspeed)(struct cpufreq_policy *, unsigned int);
-	struct list_head governor_list;
-	struct module *owner;
-	u8 flags;
-};
-
-struct cpufreq_frequency_table {
-	unsigned int flags;
-	unsigned int driver_data;
-	unsigned int frequency;
-};
 
 struct trace_event_raw_cpu {
 	struct trace_entry ent;
@@ -24036,9 +23645,7 @@ struct trace_probe_log {
 	int index;
 };
 
-typedef void (*swap_r_func_t)(void *, void *, int, const void *);
-
-typedef int (*cmp_r_func_t)(const void *, const void *, const void *);
+typedef __u64 __be64;
 
 enum {
 	BPF_REG_0 = 0,
@@ -24055,156 +23662,17 @@ enum {
 	__MAX_BPF_REG = 11,
 };
 
-enum bpf_cmd {
-	BPF_MAP_CREATE = 0,
-	BPF_MAP_LOOKUP_ELEM = 1,
-	BPF_MAP_UPDATE_ELEM = 2,
-	BPF_MAP_DELETE_ELEM = 3,
-	BPF_MAP_GET_NEXT_KEY = 4,
-	BPF_PROG_LOAD = 5,
-	BPF_OBJ_PIN = 6,
-	BPF_OBJ_GET = 7,
-	BPF_PROG_ATTACH = 8,
-	BPF_PROG_DETACH = 9,
-	BPF_PROG_TEST_RUN = 10,
-	BPF_PROG_RUN = 10,
-	BPF_PROG_GET_NEXT_ID = 11,
-	BPF_MAP_GET_NEXT_ID = 12,
-	BPF_PROG_GET_FD_BY_ID = 13,
-	BPF_MAP_GET_FD_BY_ID = 14,
-	BPF_OBJ_GET_INFO_BY_FD = 15,
-	BPF_PROG_QUERY = 16,
-	BPF_RAW_TRACEPOINT_OPEN = 17,
-	BPF_BTF_LOAD = 18,
-	BPF_BTF_GET_FD_BY_ID = 19,
-	BPF_TASK_FD_QUERY = 20,
-	BPF_MAP_LOOKUP_AND_DELETE_ELEM = 21,
-	BPF_MAP_FREEZE = 22,
-	BPF_BTF_GET_NEXT_ID = 23,
-	BPF_MAP_LOOKUP_BATCH = 24,
-	BPF_MAP_LOOKUP_AND_DELETE_BATCH = 25,
-	BPF_MAP_UPDATE_BATCH = 26,
-	BPF_MAP_DELETE_BATCH = 27,
-	BPF_LINK_CREATE = 28,
-	BPF_LINK_UPDATE = 29,
-	BPF_LINK_GET_FD_BY_ID = 30,
-	BPF_LINK_GET_NEXT_ID = 31,
-	BPF_ENABLE_STATS = 32,
-	BPF_ITER_CREATE = 33,
-	BPF_LINK_DETACH = 34,
-	BPF_PROG_BIND_MAP = 35,
+enum xdp_action {
+	XDP_ABORTED = 0,
+	XDP_DROP = 1,
+	XDP_PASS = 2,
+	XDP_TX = 3,
+	XDP_REDIRECT = 4,
 };
 
-enum bpf_link_type {
-	BPF_LINK_TYPE_UNSPEC = 0,
-	BPF_LINK_TYPE_RAW_TRACEPOINT = 1,
-	BPF_LINK_TYPE_TRACING = 2,
-	BPF_LINK_TYPE_CGROUP = 3,
-	BPF_LINK_TYPE_ITER = 4,
-	BPF_LINK_TYPE_NETNS = 5,
-	BPF_LINK_TYPE_XDP = 6,
-	BPF_LINK_TYPE_PERF_EVENT = 7,
-	BPF_LINK_TYPE_KPROBE_MULTI = 8,
-	BPF_LINK_TYPE_STRUCT_OPS = 9,
-	MAX_BPF_LINK_TYPE = 10,
+struct static_key_true {
+	struct static_key key;
 };
-
-enum {
-	BPF_ANY = 0,
-	BPF_NOEXIST = 1,
-	BPF_EXIST = 2,
-	BPF_F_LOCK = 4,
-};
-
-enum {
-	BPF_F_NO_PREALLOC = 1,
-	BPF_F_NO_COMMON_LRU = 2,
-	BPF_F_NUMA_NODE = 4,
-	BPF_F_RDONLY = 8,
-	BPF_F_WRONLY = 16,
-	BPF_F_STACK_BUILD_ID = 32,
-	BPF_F_ZERO_SEED = 64,
-	BPF_F_RDONLY_PROG = 128,
-	BPF_F_WRONLY_PROG = 256,
-	BPF_F_CLONE = 512,
-	BPF_F_MMAPABLE = 1024,
-	BPF_F_PRESERVE_ELEMS = 2048,
-	BPF_F_INNER_MAP = 4096,
-};
-
-enum bpf_stats_type {
-	BPF_STATS_RUN_TIME = 0,
-};
-
-struct bpf_prog_info {
-	__u32 type;
-	__u32 id;
-	__u8 tag[8];
-	__u32 jited_prog_len;
-	__u32 xlated_prog_len;
-	__u64 jited_prog_insns;
-	__u64 xlated_prog_insns;
-	__u64 load_time;
-	__u32 created_by_uid;
-	__u32 nr_map_ids;
-	__u64 map_ids;
-	char name[16];
-	__u32 ifindex;
-	__u32 gpl_compatible: 1;
-	__u64 netns_dev;
-	__u64 netns_ino;
-	__u32 nr_jited_ksyms;
-	__u32 nr_jited_func_lens;
-	__u64 jited_ksyms;
-	__u64 jited_func_lens;
-	__u32 btf_id;
-	__u32 func_info_rec_size;
-	__u64 func_info;
-	__u32 nr_func_info;
-	__u32 nr_line_info;
-	__u64 line_info;
-	__u64 jited_line_info;
-	__u32 nr_jited_line_info;
-	__u32 line_info_rec_size;
-	__u32 jited_line_info_rec_size;
-	__u32 nr_prog_tags;
-	__u64 prog_tags;
-	__u64 run_time_ns;
-	__u64 run_cnt;
-	__u64 recursion_misses;
-	__u32 verified_insns;
-	__u32 attach_btf_obj_id;
-	__u32 attach_btf_id;
-};
-
-struct bpf_map_info {
-	__u32 type;
-	__u32 id;
-	__u32 key_size;
-	__u32 value_size;
-	__u32 max_entries;
-	__u32 map_flags;
-	char name[16];
-	__u32 ifindex;
-	__u32 btf_vmlinux_value_type_id;
-	__u64 netns_dev;
-	__u64 netns_ino;
-	__u32 btf_id;
-	__u32 btf_key_type_id;
-	__u32 btf_value_type_id;
-	__u64 map_extra;
-};
-
-struct bpf_btf_info {
-	__u64 btf;
-	__u32 btf_size;
-	__u32 id;
-	__u64 name;
-	__u32 name_len;
-	__u32 kernel_btf;
-};
-
-typedef struct {} local_lock_t;
 
 struct rhash_lock_head;
 
@@ -24218,30 +23686,6 @@ struct bucket_table {
 	struct lockdep_map dep_map;
 	long: 64;
 	struct rhash_lock_head *buckets[0];
-};
-
-struct xa_node {
-	unsigned char shift;
-	unsigned char offset;
-	unsigned char count;
-	unsigned char nr_values;
-	struct xa_node *parent;
-	struct xarray *array;
-	union {
-		struct list_head private_list;
-		struct callback_head callback_head;
-	};
-	void *slots[16];
-	union {
-		long unsigned int tags[3];
-		long unsigned int marks[3];
-	};
-};
-
-struct radix_tree_preload {
-	local_lock_t lock;
-	unsigned int nr;
-	struct xa_node *nodes;
 };
 
 typedef sockptr_t bpfptr_t;
@@ -24412,64 +23856,41 @@ struct bpf_func_state {
 	struct bpf_stack_state *stack;
 };
 
-struct bpf_link_ops;
-
-struct bpf_link {
-	atomic64_t refcnt;
-	u32 id;
-	enum bpf_link_type type;
-	const struct bpf_link_ops *ops;
-	struct bpf_prog *prog;
-	union {
-		struct callback_head rcu;
-		struct work_struct work;
-	};
+enum bpf_jit_poke_reason {
+	BPF_POKE_REASON_TAIL_CALL = 0,
 };
 
-struct bpf_tramp_link {
-	struct bpf_link link;
-	struct hlist_node tramp_hlist;
-	u64 cookie;
+struct bpf_empty_prog_array {
+	struct bpf_prog_array hdr;
+	struct bpf_prog *null_prog;
 };
 
-struct bpf_tramp_run_ctx {
-	struct bpf_run_ctx run_ctx;
-	u64 bpf_cookie;
-	struct bpf_run_ctx *saved_run_ctx;
+enum bpf_text_poke_type {
+	BPF_MOD_CALL = 0,
+	BPF_MOD_JUMP = 1,
 };
 
-struct bpf_attach_target_info {
-	struct btf_func_model fmodel;
-	long int tgt_addr;
-	const char *tgt_name;
-	const struct btf_type *tgt_type;
+enum xdp_mem_type {
+	MEM_TYPE_PAGE_SHARED = 0,
+	MEM_TYPE_PAGE_ORDER0 = 1,
+	MEM_TYPE_PAGE_POOL = 2,
+	MEM_TYPE_XSK_BUFF_POOL = 3,
+	MEM_TYPE_MAX = 4,
 };
 
-struct bpf_link_ops {
-	void (*release)(struct bpf_link *);
-	void (*dealloc)(struct bpf_link *);
-	void (*dealloc_deferred)(struct bpf_link *);
-	int (*detach)(struct bpf_link *);
-	int (*update_prog)(struct bpf_link *, struct bpf_prog *, struct bpf_prog *);
-	void (*show_fdinfo)(const struct bpf_link *, struct seq_file *);
-	int (*fill_link_info)(const struct bpf_link *, struct bpf_link_info *);
+struct xdp_cpumap_stats {
+	unsigned int redirect;
+	unsigned int pass;
+	unsigned int drop;
 };
 
-struct bpf_tracing_link {
-	struct bpf_tramp_link link;
-	enum bpf_attach_type attach_type;
-	struct bpf_trampoline *trampoline;
-	struct bpf_prog *tgt_prog;
+struct bpf_binary_header {
+	u32 size;
+	long: 0;
+	u8 image[0];
 };
 
-struct bpf_link_primer {
-	struct bpf_link *link;
-	struct file *file;
-	int fd;
-	u32 id;
-};
-
-struct rhash_lock_head {};
+typedef void (*bpf_jit_fill_hole_t)(void *, unsigned int);
 
 struct bpf_stack_state {
 	struct bpf_reg_state spilled_ptr;
@@ -24547,537 +23968,172 @@ struct bpf_insn_aux_data {
 	bool jmp_point;
 };
 
-enum perf_bpf_event_type {
-	PERF_BPF_EVENT_UNKNOWN = 0,
-	PERF_BPF_EVENT_PROG_LOAD = 1,
-	PERF_BPF_EVENT_PROG_UNLOAD = 2,
-	PERF_BPF_EVENT_MAX = 3,
-};
-
-struct pcpu_gen_cookie {
-	local_t nesting;
-	u64 last;
-};
-
-struct gen_cookie {
-	struct pcpu_gen_cookie *local;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	atomic64_t forward_last;
-	atomic64_t reverse_last;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
-
-enum bpf_audit {
-	BPF_AUDIT_LOAD = 0,
-	BPF_AUDIT_UNLOAD = 1,
-	BPF_AUDIT_MAX = 2,
-};
-
-struct bpf_prog_kstats {
-	u64 nsecs;
-	u64 cnt;
-	u64 misses;
-};
-
-struct bpf_raw_tp_link {
-	struct bpf_link link;
-	struct bpf_raw_event_map *btp;
-};
-
-struct bpf_perf_link {
-	struct bpf_link link;
-	struct file *perf_file;
-};
-
-typedef u64 (*btf_bpf_sys_bpf)(int, union bpf_attr *, u32);
-
-typedef u64 (*btf_bpf_sys_close)(u32);
-
-typedef u64 (*btf_bpf_kallsyms_lookup_name)(const char *, int, int, u64 *);
-
-struct audit_buffer;
-
-struct tree_descr {
-	const char *name;
-	const struct file_operations *ops;
-	int mode;
-};
-
-struct bpf_preload_info {
-	char link_name[16];
-	struct bpf_link *link;
-};
-
-struct bpf_preload_ops {
-	int (*preload)(struct bpf_preload_info *);
-	struct module *owner;
-};
-
-enum bpf_type {
-	BPF_TYPE_UNSPEC = 0,
-	BPF_TYPE_PROG = 1,
-	BPF_TYPE_MAP = 2,
-	BPF_TYPE_LINK = 3,
-};
-
-struct map_iter {
-	void *key;
-	bool done;
-};
-
-enum {
-	OPT_MODE = 0,
-};
-
-struct bpf_mount_opts {
-	umode_t mode;
-};
-
-typedef __kernel_ulong_t ino_t;
-
-struct bpf_spin_lock {
-	__u32 val;
-};
-
-struct bpf_timer {
-	long: 64;
-	long: 64;
-};
-
-struct bpf_dynptr {
-	long: 64;
-	long: 64;
-};
-
-struct bpf_pidns_info {
-	__u32 pid;
-	__u32 tgid;
-};
-
-struct btf_id_set8;
-
-struct btf_kfunc_id_set {
-	struct module *owner;
-	struct btf_id_set8 *set;
-};
-
-struct btf_id_set8 {
-	u32 cnt;
-	u32 flags;
-	struct {
-		u32 id;
-		u32 flags;
-	} pairs[0];
-};
-
-struct bpf_dynptr_kern {
-	void *data;
-	u32 size;
-	u32 offset;
-};
-
-typedef u64 (*btf_bpf_map_lookup_elem)(struct bpf_map *, void *);
-
-typedef u64 (*btf_bpf_map_update_elem)(struct bpf_map *, void *, void *, u64);
-
-typedef u64 (*btf_bpf_map_delete_elem)(struct bpf_map *, void *);
-
-typedef u64 (*btf_bpf_map_push_elem)(struct bpf_map *, void *, u64);
-
-typedef u64 (*btf_bpf_map_pop_elem)(struct bpf_map *, void *);
-
-typedef u64 (*btf_bpf_map_peek_elem)(struct bpf_map *, void *);
-
-typedef u64 (*btf_bpf_map_lookup_percpu_elem)(struct bpf_map *, void *, u32);
-
-typedef u64 (*btf_bpf_get_smp_processor_id)(void);
-
-typedef u64 (*btf_bpf_get_numa_node_id)(void);
-
-typedef u64 (*btf_bpf_ktime_get_ns)(void);
-
-typedef u64 (*btf_bpf_ktime_get_boot_ns)(void);
-
-typedef u64 (*btf_bpf_ktime_get_coarse_ns)(void);
-
-typedef u64 (*btf_bpf_ktime_get_tai_ns)(void);
-
-typedef u64 (*btf_bpf_get_current_pid_tgid)(void);
-
-typedef u64 (*btf_bpf_get_current_uid_gid)(void);
-
-typedef u64 (*btf_bpf_get_current_comm)(char *, u32);
-
-typedef u64 (*btf_bpf_spin_lock)(struct bpf_spin_lock *);
-
-typedef u64 (*btf_bpf_spin_unlock)(struct bpf_spin_lock *);
-
-typedef u64 (*btf_bpf_jiffies64)(void);
-
-typedef u64 (*btf_bpf_strtol)(const char *, size_t, u64, s64 *);
-
-typedef u64 (*btf_bpf_strtoul)(const char *, size_t, u64, u64 *);
-
-typedef u64 (*btf_bpf_strncmp)(const char *, u32, const char *);
-
-typedef u64 (*btf_bpf_get_ns_current_pid_tgid)(u64, u64, struct bpf_pidns_info *, u32);
-
-typedef u64 (*btf_bpf_event_output_data)(void *, struct bpf_map *, u64, void *, u64);
-
-typedef u64 (*btf_bpf_copy_from_user)(void *, u32, const void *);
-
-typedef u64 (*btf_bpf_copy_from_user_task)(void *, u32, const void *, struct task_struct *, u64);
-
-typedef u64 (*btf_bpf_per_cpu_ptr)(const void *, u32);
-
-typedef u64 (*btf_bpf_this_cpu_ptr)(const void *);
-
-struct bpf_bprintf_buffers {
-	char bin_args[512];
-	char buf[1024];
-};
-
-typedef u64 (*btf_bpf_snprintf)(char *, u32, char *, const void *, u32);
-
-struct bpf_hrtimer {
-	struct hrtimer timer;
-	atomic_t cancelling;
-	struct bpf_map *map;
-	struct bpf_prog *prog;
-	void *callback_fn;
-	void *value;
-	union {
-		struct callback_head rcu;
-		struct work_struct delete_work;
-	};
-};
-
-struct bpf_timer_kern {
-	struct bpf_hrtimer *timer;
-	struct bpf_spin_lock lock;
-};
-
-typedef u64 (*btf_bpf_timer_init)(struct bpf_timer_kern *, struct bpf_map *, u64);
-
-typedef u64 (*btf_bpf_timer_set_callback)(struct bpf_timer_kern *, void *, struct bpf_prog_aux *);
-
-typedef u64 (*btf_bpf_timer_start)(struct bpf_timer_kern *, u64, u64);
-
-typedef u64 (*btf_bpf_timer_cancel)(struct bpf_timer_kern *);
-
-typedef u64 (*btf_bpf_kptr_xchg)(void *, void *);
-
-typedef u64 (*btf_bpf_dynptr_from_mem)(void *, u32, u64, struct bpf_dynptr_kern *);
-
-typedef u64 (*btf_bpf_dynptr_read)(void *, u32, struct bpf_dynptr_kern *, u32, u64);
-
-typedef u64 (*btf_bpf_dynptr_write)(struct bpf_dynptr_kern *, u32, void *, u32, u64);
-
-typedef u64 (*btf_bpf_dynptr_data)(struct bpf_dynptr_kern *, u32, u32);
-
-struct bpf_iter_target_info {
+struct bpf_prog_pack {
 	struct list_head list;
-	const struct bpf_iter_reg *reg_info;
-	u32 btf_id;
+	void *ptr;
+	bool arch_flush_needed;
+	long unsigned int bitmap[0];
 };
 
-struct bpf_iter_link {
-	struct bpf_link link;
-	struct bpf_iter_aux_info aux;
-	struct bpf_iter_target_info *tinfo;
+struct bpf_prog_dummy {
+	struct bpf_prog prog;
 };
 
-struct bpf_iter_priv_data {
-	struct bpf_iter_target_info *tinfo;
-	const struct bpf_iter_seq_info *seq_info;
-	struct bpf_prog *prog;
-	u64 session_id;
-	u64 seq_num;
-	bool done_stop;
-	long: 0;
-	u8 target_private[0];
+typedef u64 (*btf_bpf_user_rnd_u32)(void);
+
+typedef u64 (*btf_bpf_get_raw_cpu_id)(void);
+
+struct _bpf_dtab_netdev {
+	struct net_device *dev;
 };
 
-typedef u64 (*btf_bpf_for_each_map_elem)(struct bpf_map *, void *, void *, u64);
+struct rhash_lock_head {};
 
-typedef u64 (*btf_bpf_loop)(u32, void *, void *, u64);
-
-struct mmap_unlock_irq_work {
-	struct irq_work irq_work;
-	struct mm_struct *mm;
-	atomic_t active;
-};
-
-struct bpf_iter_seq_task_common {
-	struct pid_namespace *ns;
-	enum bpf_iter_task_type type;
-	u32 pid;
-	u32 pid_visiting;
-};
-
-struct bpf_iter_seq_task_info {
-	struct bpf_iter_seq_task_common common;
-	u32 tid;
-};
-
-struct bpf_iter__task {
+struct xdp_mem_allocator {
+	struct xdp_mem_info mem;
 	union {
-		struct bpf_iter_meta *meta;
+		void *allocator;
+		struct page_pool *page_pool;
 	};
-	union {
-		struct task_struct *task;
-	};
+	struct rhash_head node;
+	struct callback_head rcu;
 };
 
-struct bpf_iter_seq_task_file_info {
-	struct bpf_iter_seq_task_common common;
-	struct task_struct *task;
-	u32 tid;
-	u32 fd;
+struct trace_event_raw_xdp_exception {
+	struct trace_entry ent;
+	int prog_id;
+	u32 act;
+	int ifindex;
+	char __data[0];
 };
 
-struct bpf_iter__task_file {
-	union {
-		struct bpf_iter_meta *meta;
-	};
-	union {
-		struct task_struct *task;
-	};
-	u32 fd;
-	union {
-		struct file *file;
-	};
+struct trace_event_raw_xdp_bulk_tx {
+	struct trace_entry ent;
+	int ifindex;
+	u32 act;
+	int drops;
+	int sent;
+	int err;
+	char __data[0];
 };
 
-struct bpf_iter_seq_task_vma_info {
-	struct bpf_iter_seq_task_common common;
-	struct task_struct *task;
-	struct mm_struct *mm;
-	struct vm_area_struct *vma;
-	u32 tid;
-	long unsigned int prev_vm_start;
-	long unsigned int prev_vm_end;
+struct trace_event_raw_xdp_redirect_template {
+	struct trace_entry ent;
+	int prog_id;
+	u32 act;
+	int ifindex;
+	int err;
+	int to_ifindex;
+	u32 map_id;
+	int map_index;
+	char __data[0];
 };
 
-enum bpf_task_vma_iter_find_op {
-	task_vma_iter_first_vma = 0,
-	task_vma_iter_next_vma = 1,
-	task_vma_iter_find_vma = 2,
+struct trace_event_raw_xdp_cpumap_kthread {
+	struct trace_entry ent;
+	int map_id;
+	u32 act;
+	int cpu;
+	unsigned int drops;
+	unsigned int processed;
+	int sched;
+	unsigned int xdp_pass;
+	unsigned int xdp_drop;
+	unsigned int xdp_redirect;
+	char __data[0];
 };
 
-struct bpf_iter__task_vma {
-	union {
-		struct bpf_iter_meta *meta;
-	};
-	union {
-		struct task_struct *task;
-	};
-	union {
-		struct vm_area_struct *vma;
-	};
+struct trace_event_raw_xdp_cpumap_enqueue {
+	struct trace_entry ent;
+	int map_id;
+	u32 act;
+	int cpu;
+	unsigned int drops;
+	unsigned int processed;
+	int to_cpu;
+	char __data[0];
 };
 
-typedef u64 (*btf_bpf_find_vma)(struct task_struct *, u64, bpf_callback_t, void *, u64);
-
-struct bpf_iter__bpf_map_elem {
-	union {
-		struct bpf_iter_meta *meta;
-	};
-	union {
-		struct bpf_map *map;
-	};
-	union {
-		void *key;
-	};
-	union {
-		void *value;
-	};
+struct trace_event_raw_xdp_devmap_xmit {
+	struct trace_entry ent;
+	int from_ifindex;
+	u32 act;
+	int to_ifindex;
+	int drops;
+	int sent;
+	int err;
+	char __data[0];
 };
 
-struct hlist_nulls_head {
-	struct hlist_nulls_node *first;
+struct trace_event_raw_mem_disconnect {
+	struct trace_entry ent;
+	const struct xdp_mem_allocator *xa;
+	u32 mem_id;
+	u32 mem_type;
+	const void *allocator;
+	char __data[0];
 };
 
-struct pcpu_freelist_node;
-
-struct pcpu_freelist_head {
-	struct pcpu_freelist_node *first;
-	raw_spinlock_t lock;
+struct trace_event_raw_mem_connect {
+	struct trace_entry ent;
+	const struct xdp_mem_allocator *xa;
+	u32 mem_id;
+	u32 mem_type;
+	const void *allocator;
+	const struct xdp_rxq_info *rxq;
+	int ifindex;
+	char __data[0];
 };
 
-struct pcpu_freelist_node {
-	struct pcpu_freelist_node *next;
+struct trace_event_raw_mem_return_failed {
+	struct trace_entry ent;
+	const struct page *page;
+	u32 mem_id;
+	u32 mem_type;
+	char __data[0];
 };
 
-struct pcpu_freelist {
-	struct pcpu_freelist_head *freelist;
-	struct pcpu_freelist_head extralist;
-};
+struct trace_event_data_offsets_xdp_exception {};
 
-struct bpf_lru_node {
-	struct list_head list;
-	u16 cpu;
-	u8 type;
-	u8 ref;
-};
+struct trace_event_data_offsets_xdp_bulk_tx {};
 
-struct bpf_lru_list {
-	struct list_head lists[3];
-	unsigned int counts[2];
-	struct list_head *next_inactive_rotation;
-	raw_spinlock_t lock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
+struct trace_event_data_offsets_xdp_redirect_template {};
 
-struct bpf_lru_locallist {
-	struct list_head lists[2];
-	u16 next_steal;
-	raw_spinlock_t lock;
-};
+struct trace_event_data_offsets_xdp_cpumap_kthread {};
 
-struct bpf_common_lru {
-	struct bpf_lru_list lru_list;
-	struct bpf_lru_locallist *local_list;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
+struct trace_event_data_offsets_xdp_cpumap_enqueue {};
 
-typedef bool (*del_from_htab_func)(void *, struct bpf_lru_node *);
+struct trace_event_data_offsets_xdp_devmap_xmit {};
 
-struct bpf_lru {
-	union {
-		struct bpf_common_lru common_lru;
-		struct bpf_lru_list *percpu_lru;
-	};
-	del_from_htab_func del_from_htab;
-	void *del_arg;
-	unsigned int hash_offset;
-	unsigned int nr_scans;
-	bool percpu;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
+struct trace_event_data_offsets_mem_disconnect {};
 
-struct bpf_mem_caches;
+struct trace_event_data_offsets_mem_connect {};
 
-struct bpf_mem_cache;
+struct trace_event_data_offsets_mem_return_failed {};
 
-struct bpf_mem_alloc {
-	struct bpf_mem_caches *caches;
-	struct bpf_mem_cache *cache;
-	struct work_struct work;
-};
+typedef void (*btf_trace_xdp_exception)(void *, const struct net_device *, const struct bpf_prog *, u32);
 
-struct bucket {
-	struct hlist_nulls_head head;
-	raw_spinlock_t raw_lock;
-};
+typedef void (*btf_trace_xdp_bulk_tx)(void *, const struct net_device *, int, int, int);
 
-struct htab_elem;
+typedef void (*btf_trace_xdp_redirect)(void *, const struct net_device *, const struct bpf_prog *, const void *, int, enum bpf_map_type, u32, u32);
 
-struct bpf_htab {
-	struct bpf_map map;
-	struct bpf_mem_alloc ma;
-	struct bpf_mem_alloc pcpu_ma;
-	struct bucket *buckets;
-	void *elems;
-	long: 64;
-	long: 64;
-	union {
-		struct pcpu_freelist freelist;
-		struct bpf_lru lru;
-	};
-	struct htab_elem **extra_elems;
-	struct percpu_counter pcount;
-	atomic_t count;
-	bool use_percpu_counter;
-	u32 n_buckets;
-	u32 elem_size;
-	u32 hashrnd;
-	struct lock_class_key lockdep_key;
-	int *map_locked[8];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
+typedef void (*btf_trace_xdp_redirect_err)(void *, const struct net_device *, const struct bpf_prog *, const void *, int, enum bpf_map_type, u32, u32);
 
-struct htab_elem {
-	union {
-		struct hlist_nulls_node hash_node;
-		struct {
-			void *padding;
-			union {
-				struct pcpu_freelist_node fnode;
-				struct htab_elem *batch_flink;
-			};
-		};
-	};
-	union {
-		void *ptr_to_pptr;
-		struct bpf_lru_node lru_node;
-	};
-	u32 hash;
-	long: 0;
-	char key[0];
-};
+typedef void (*btf_trace_xdp_redirect_map)(void *, const struct net_device *, const struct bpf_prog *, const void *, int, enum bpf_map_type, u32, u32);
 
-struct bpf_iter_seq_hash_map_info {
-	struct bpf_map *map;
-	struct bpf_htab *htab;
-	void *percpu_value_buf;
-	u32 bucket_id;
-	u32 skip_elems;
-};
+typedef void (*btf_trace_xdp_redirect_map_err)(void *, const struct net_device *, const struct bpf_prog *, const void *, int, enum bpf_map_type, u32, u32);
 
-enum bpf_lru_list_type {
-	BPF_LRU_LIST_T_ACTIVE = 0,
-	BPF_LRU_LIST_T_INACTIVE = 1,
-	BPF_LRU_LIST_T_FREE = 2,
-	BPF_LRU_LOCAL_LIST_T_FREE = 3,
-	BPF_LRU_LOCAL_LIST_T_PENDING = 4,
-};
+typedef void (*btf_trace_xdp_cpumap_kthread)(void *, int, unsigned int, unsigned int, int, struct xdp_cpumap_stats *);
 
-typedef __u64 __be64;
+typedef void (*btf_trace_xdp_cpumap_enqueue)(void *, int, unsigned int, unsigned int, int);
 
-struct bpf_lpm_trie_key_hdr {
-	__u32 prefixlen;
-};
+typedef void (*btf_trace_xdp_devmap_xmit)(void *, const struct net_device *, const struct net_device *, int, int, int);
 
-struct bpf_lpm_trie_key_u8 {
-	union {
-		struct bpf_lpm_trie_key_hdr hdr;
-		__u32 prefixlen;
-	};
-	__u8 data[0];
-};
+typedef void (*btf_trace_mem_disconnect)(void *, const struct xdp_mem_allocator *);
+
+typedef void (*btf_trace_mem_connect)(void *, const struct xdp_mem_allocator *, const struct xdp_rxq_info *);
+
+typedef void (*btf_trace_mem_return_failed)(void *, const struct xdp_mem_info *, const struct page *);
 
 enum {
 	BTF_KIND_UNKN = 0,
@@ -25104,39 +24160,1976 @@ enum {
 	BTF_KIND_MAX = 19,
 };
 
-struct lpm_trie_node {
-	struct callback_head rcu;
-	struct lpm_trie_node *child[2];
-	u32 prefixlen;
+struct btf_member {
+	__u32 name_off;
+	__u32 type;
+	__u32 offset;
+};
+
+struct btf_param {
+	__u32 name_off;
+	__u32 type;
+};
+
+enum btf_func_linkage {
+	BTF_FUNC_STATIC = 0,
+	BTF_FUNC_GLOBAL = 1,
+	BTF_FUNC_EXTERN = 2,
+};
+
+struct btf_var_secinfo {
+	__u32 type;
+	__u32 offset;
+	__u32 size;
+};
+
+enum {
+	BPF_F_NO_PREALLOC = 1,
+	BPF_F_NO_COMMON_LRU = 2,
+	BPF_F_NUMA_NODE = 4,
+	BPF_F_RDONLY = 8,
+	BPF_F_WRONLY = 16,
+	BPF_F_STACK_BUILD_ID = 32,
+	BPF_F_ZERO_SEED = 64,
+	BPF_F_RDONLY_PROG = 128,
+	BPF_F_WRONLY_PROG = 256,
+	BPF_F_CLONE = 512,
+	BPF_F_MMAPABLE = 1024,
+	BPF_F_PRESERVE_ELEMS = 2048,
+	BPF_F_INNER_MAP = 4096,
+};
+
+enum sk_action {
+	SK_DROP = 0,
+	SK_PASS = 1,
+};
+
+enum bpf_core_relo_kind {
+	BPF_CORE_FIELD_BYTE_OFFSET = 0,
+	BPF_CORE_FIELD_BYTE_SIZE = 1,
+	BPF_CORE_FIELD_EXISTS = 2,
+	BPF_CORE_FIELD_SIGNED = 3,
+	BPF_CORE_FIELD_LSHIFT_U64 = 4,
+	BPF_CORE_FIELD_RSHIFT_U64 = 5,
+	BPF_CORE_TYPE_ID_LOCAL = 6,
+	BPF_CORE_TYPE_ID_TARGET = 7,
+	BPF_CORE_TYPE_EXISTS = 8,
+	BPF_CORE_TYPE_SIZE = 9,
+	BPF_CORE_ENUMVAL_EXISTS = 10,
+	BPF_CORE_ENUMVAL_VALUE = 11,
+	BPF_CORE_TYPE_MATCHES = 12,
+};
+
+struct bpf_core_relo {
+	__u32 insn_off;
+	__u32 type_id;
+	__u32 access_str_off;
+	enum bpf_core_relo_kind kind;
+};
+
+struct bpf_attach_target_info {
+	struct btf_func_model fmodel;
+	long int tgt_addr;
+	const char *tgt_name;
+	const struct btf_type *tgt_type;
+};
+
+struct bpf_kfunc_desc {
+	struct btf_func_model func_model;
+	u32 func_id;
+	s32 imm;
+	u16 offset;
+};
+
+struct bpf_kfunc_desc_tab {
+	struct bpf_kfunc_desc descs[256];
+	u32 nr_descs;
+};
+
+struct bpf_kfunc_btf {
+	struct btf *btf;
+	struct module *module;
+	u16 offset;
+};
+
+struct bpf_kfunc_btf_tab {
+	struct bpf_kfunc_btf descs[256];
+	u32 nr_descs;
+};
+
+struct bpf_struct_ops {
+	const struct bpf_verifier_ops *verifier_ops;
+	int (*init)(struct btf *);
+	int (*check_member)(const struct btf_type *, const struct btf_member *);
+	int (*init_member)(const struct btf_type *, const struct btf_member *, void *, const void *);
+	int (*reg)(void *);
+	void (*unreg)(void *);
+	const struct btf_type *type;
+	const struct btf_type *value_type;
+	const char *name;
+	struct btf_func_model func_models[64];
+	u32 type_id;
+	u32 value_id;
+};
+
+typedef u32 (*bpf_convert_ctx_access_t)(enum bpf_access_type, const struct bpf_insn *, struct bpf_insn *, struct bpf_prog *, u32 *);
+
+struct bpf_kfunc_arg_meta {
+	u64 r0_size;
+	bool r0_rdonly;
+	int ref_obj_id;
 	u32 flags;
-	u8 data[0];
 };
 
-struct lpm_trie {
+struct bpf_core_ctx {
+	struct bpf_verifier_log *log;
+	const struct btf *btf;
+};
+
+enum bpf_stack_slot_type {
+	STACK_INVALID = 0,
+	STACK_SPILL = 1,
+	STACK_MISC = 2,
+	STACK_ZERO = 3,
+	STACK_DYNPTR = 4,
+};
+
+struct bpf_verifier_stack_elem {
+	struct bpf_verifier_state st;
+	int insn_idx;
+	int prev_insn_idx;
+	struct bpf_verifier_stack_elem *next;
+	u32 log_pos;
+};
+
+enum {
+	BTF_SOCK_TYPE_INET = 0,
+	BTF_SOCK_TYPE_INET_CONN = 1,
+	BTF_SOCK_TYPE_INET_REQ = 2,
+	BTF_SOCK_TYPE_INET_TW = 3,
+	BTF_SOCK_TYPE_REQ = 4,
+	BTF_SOCK_TYPE_SOCK = 5,
+	BTF_SOCK_TYPE_SOCK_COMMON = 6,
+	BTF_SOCK_TYPE_TCP = 7,
+	BTF_SOCK_TYPE_TCP_REQ = 8,
+	BTF_SOCK_TYPE_TCP_TW = 9,
+	BTF_SOCK_TYPE_TCP6 = 10,
+	BTF_SOCK_TYPE_UDP = 11,
+	BTF_SOCK_TYPE_UDP6 = 12,
+	BTF_SOCK_TYPE_UNIX = 13,
+	BTF_SOCK_TYPE_MPTCP = 14,
+	BTF_SOCK_TYPE_SOCKET = 15,
+	MAX_BTF_SOCK_TYPE = 16,
+};
+
+typedef void (*bpf_insn_print_t)(void *, const char *, ...);
+
+typedef const char * (*bpf_insn_revmap_call_t)(void *, const struct bpf_insn *);
+
+typedef const char * (*bpf_insn_print_imm_t)(void *, const struct bpf_insn *, __u64);
+
+struct bpf_insn_cbs {
+	bpf_insn_print_t cb_print;
+	bpf_insn_revmap_call_t cb_call;
+	bpf_insn_print_imm_t cb_imm;
+	void *private_data;
+};
+
+struct bpf_call_arg_meta {
+	struct bpf_map *map_ptr;
+	bool raw_mode;
+	bool pkt_access;
+	u8 release_regno;
+	int regno;
+	int access_size;
+	int mem_size;
+	u64 msize_max_value;
+	int ref_obj_id;
+	int map_uid;
+	int func_id;
+	struct btf *btf;
+	u32 btf_id;
+	struct btf *ret_btf;
+	u32 ret_btf_id;
+	u32 subprogno;
+	struct bpf_map_value_off_desc *kptr_off_desc;
+	u8 uninit_dynptr_regno;
+};
+
+enum reg_arg_type {
+	SRC_OP = 0,
+	DST_OP = 1,
+	DST_OP_NO_MARK = 2,
+};
+
+enum bpf_access_src {
+	ACCESS_DIRECT = 1,
+	ACCESS_HELPER = 2,
+};
+
+struct bpf_reg_types {
+	const enum bpf_reg_type types[10];
+	u32 *btf_id;
+};
+
+enum {
+	AT_PKT_END = -1,
+	BEYOND_PKT_END = -2,
+};
+
+typedef int (*set_callee_state_fn)(struct bpf_verifier_env *, struct bpf_func_state *, struct bpf_func_state *, int);
+
+enum {
+	REASON_BOUNDS = -1,
+	REASON_TYPE = -2,
+	REASON_PATHS = -3,
+	REASON_LIMIT = -4,
+	REASON_STACK = -5,
+};
+
+struct bpf_sanitize_info {
+	struct bpf_insn_aux_data aux;
+	bool mask_to_left;
+};
+
+enum {
+	DISCOVERED = 16,
+	EXPLORED = 32,
+	FALLTHROUGH = 1,
+	BRANCH = 2,
+};
+
+enum {
+	DONE_EXPLORING = 0,
+	KEEP_EXPLORING = 1,
+};
+
+struct bpf_iter_seq_map_info {
+	u32 map_id;
+};
+
+struct bpf_iter__bpf_map {
+	union {
+		struct bpf_iter_meta *meta;
+	};
+	union {
+		struct bpf_map *map;
+	};
+};
+
+struct bpf_iter_seq_prog_info {
+	u32 prog_id;
+};
+
+struct bpf_iter__bpf_prog {
+	union {
+		struct bpf_iter_meta *meta;
+	};
+	union {
+		struct bpf_prog *prog;
+	};
+};
+
+enum bpf_link_type {
+	BPF_LINK_TYPE_UNSPEC = 0,
+	BPF_LINK_TYPE_RAW_TRACEPOINT = 1,
+	BPF_LINK_TYPE_TRACING = 2,
+	BPF_LINK_TYPE_CGROUP = 3,
+	BPF_LINK_TYPE_ITER = 4,
+	BPF_LINK_TYPE_NETNS = 5,
+	BPF_LINK_TYPE_XDP = 6,
+	BPF_LINK_TYPE_PERF_EVENT = 7,
+	BPF_LINK_TYPE_KPROBE_MULTI = 8,
+	BPF_LINK_TYPE_STRUCT_OPS = 9,
+	MAX_BPF_LINK_TYPE = 10,
+};
+
+struct bpf_link_ops;
+
+struct bpf_link {
+	atomic64_t refcnt;
+	u32 id;
+	enum bpf_link_type type;
+	const struct bpf_link_ops *ops;
+	struct bpf_prog *prog;
+	union {
+		struct callback_head rcu;
+		struct work_struct work;
+	};
+};
+
+struct bpf_link_ops {
+	void (*release)(struct bpf_link *);
+	void (*dealloc)(struct bpf_link *);
+	void (*dealloc_deferred)(struct bpf_link *);
+	int (*detach)(struct bpf_link *);
+	int (*update_prog)(struct bpf_link *, struct bpf_prog *, struct bpf_prog *);
+	void (*show_fdinfo)(const struct bpf_link *, struct seq_file *);
+	int (*fill_link_info)(const struct bpf_link *, struct bpf_link_info *);
+};
+
+struct bpf_iter_seq_link_info {
+	u32 link_id;
+};
+
+struct bpf_iter__bpf_link {
+	union {
+		struct bpf_iter_meta *meta;
+	};
+	union {
+		struct bpf_link *link;
+	};
+};
+
+enum {
+	BPF_ANY = 0,
+	BPF_NOEXIST = 1,
+	BPF_EXIST = 2,
+	BPF_F_LOCK = 4,
+};
+
+struct bpf_iter__bpf_map_elem {
+	union {
+		struct bpf_iter_meta *meta;
+	};
+	union {
+		struct bpf_map *map;
+	};
+	union {
+		void *key;
+	};
+	union {
+		void *value;
+	};
+};
+
+struct bpf_iter_seq_array_map_info {
+	struct bpf_map *map;
+	void *percpu_value_buf;
+	u32 index;
+};
+
+struct prog_poke_elem {
+	struct list_head list;
+	struct bpf_prog_aux *aux;
+};
+
+struct __una_u32 {
+	u32 x;
+};
+
+struct bpf_bloom_filter {
 	struct bpf_map map;
-	struct lpm_trie_node *root;
-	size_t n_entries;
-	size_t max_prefixlen;
-	size_t data_size;
-	spinlock_t lock;
+	u32 bitset_mask;
+	u32 hash_seed;
+	u32 aligned_u32_count;
+	u32 nr_hash_funcs;
+	long unsigned int bitset[0];
+	long: 64;
+	long: 64;
+	long: 64;
 	long: 64;
 	long: 64;
 	long: 64;
 };
 
-struct bpf_queue_stack {
-	struct bpf_map map;
-	raw_spinlock_t lock;
-	u32 head;
-	u32 tail;
+enum {
+	BPF_RB_NO_WAKEUP = 1,
+	BPF_RB_FORCE_WAKEUP = 2,
+};
+
+enum {
+	BPF_RB_AVAIL_DATA = 0,
+	BPF_RB_RING_SIZE = 1,
+	BPF_RB_CONS_POS = 2,
+	BPF_RB_PROD_POS = 3,
+};
+
+enum {
+	BPF_RINGBUF_BUSY_BIT = 2147483648,
+	BPF_RINGBUF_DISCARD_BIT = 1073741824,
+	BPF_RINGBUF_HDR_SZ = 8,
+};
+
+struct bpf_dynptr_kern {
+	void *data;
 	u32 size;
-	char elements[0];
+	u32 offset;
+};
+
+struct bpf_ringbuf {
+	wait_queue_head_t waitq;
+	struct irq_work work;
+	u64 mask;
+	struct page **pages;
+	int nr_pages;
 	long: 64;
 	long: 64;
 	long: 64;
 	long: 64;
 	long: 64;
 	long: 64;
+	raw_spinlock_t spinlock;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	atomic_t busy;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long unsigned int consumer_pos;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long unsigned int producer_pos;
+	long unsigned int pending_pos;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	char data[0];
+};
+
+struct bpf_ringbuf_map {
+	struct bpf_map map;
+	struct bpf_ringbuf *rb;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct bpf_ringbuf_hdr {
+	u32 len;
+	u32 pg_off;
+};
+
+typedef u64 (*btf_bpf_ringbuf_reserve)(struct bpf_map *, u64, u64);
+
+typedef u64 (*btf_bpf_ringbuf_submit)(void *, u64);
+
+typedef u64 (*btf_bpf_ringbuf_discard)(void *, u64);
+
+typedef u64 (*btf_bpf_ringbuf_output)(struct bpf_map *, void *, u64, u64);
+
+typedef u64 (*btf_bpf_ringbuf_query)(struct bpf_map *, u64);
+
+typedef u64 (*btf_bpf_ringbuf_reserve_dynptr)(struct bpf_map *, u32, u64, struct bpf_dynptr_kern *);
+
+typedef u64 (*btf_bpf_ringbuf_submit_dynptr)(struct bpf_dynptr_kern *, u64);
+
+typedef u64 (*btf_bpf_ringbuf_discard_dynptr)(struct bpf_dynptr_kern *, u64);
+
+typedef u64 (*btf_bpf_user_ringbuf_drain)(struct bpf_map *, void *, void *, u64);
+
+enum {
+	BPF_LOCAL_STORAGE_GET_F_CREATE = 1,
+	BPF_SK_STORAGE_GET_F_CREATE = 1,
 };
 
 struct bpf_local_storage_elem {
@@ -25160,102 +26153,1072 @@ struct bpf_local_storage_cache {
 	u64 idx_usage_counts[16];
 };
 
-typedef void (*bpf_insn_print_t)(void *, const char *, ...);
+typedef u64 (*btf_bpf_task_storage_get)(struct bpf_map *, struct task_struct *, void *, u64, gfp_t);
 
-typedef const char * (*bpf_insn_revmap_call_t)(void *, const struct bpf_insn *);
+typedef u64 (*btf_bpf_task_storage_delete)(struct bpf_map *, struct task_struct *);
 
-typedef const char * (*bpf_insn_print_imm_t)(void *, const struct bpf_insn *, __u64);
+struct btf_enum {
+	__u32 name_off;
+	__s32 val;
+};
 
-struct bpf_insn_cbs {
-	bpf_insn_print_t cb_print;
-	bpf_insn_revmap_call_t cb_call;
-	bpf_insn_print_imm_t cb_imm;
-	void *private_data;
+struct btf_array {
+	__u32 type;
+	__u32 index_type;
+	__u32 nelems;
 };
 
 enum {
-	__PERCPU_REF_ATOMIC = 1,
-	__PERCPU_REF_DEAD = 2,
-	__PERCPU_REF_ATOMIC_DEAD = 3,
-	__PERCPU_REF_FLAG_BITS = 2,
+	BTF_VAR_STATIC = 0,
+	BTF_VAR_GLOBAL_ALLOCATED = 1,
+	BTF_VAR_GLOBAL_EXTERN = 2,
 };
 
-struct bpf_tramp_links {
-	struct bpf_tramp_link *links[38];
-	int nr_links;
+struct btf_var {
+	__u32 linkage;
 };
 
-typedef u64 (*bpf_trampoline_enter_t)(struct bpf_prog *, struct bpf_tramp_run_ctx *);
-
-typedef void (*bpf_trampoline_exit_t)(struct bpf_prog *, u64, struct bpf_tramp_run_ctx *);
-
-enum bpf_text_poke_type {
-	BPF_MOD_CALL = 0,
-	BPF_MOD_JUMP = 1,
+struct btf_decl_tag {
+	__s32 component_idx;
 };
 
-struct obj_cgroup;
+struct btf_enum64 {
+	__u32 name_off;
+	__u32 val_lo32;
+	__u32 val_hi32;
+};
 
-struct bpf_mem_cache {
-	struct llist_head free_llist;
-	local_t active;
-	struct llist_head free_llist_extra;
-	struct irq_work refill_work;
-	struct obj_cgroup *objcg;
-	int unit_size;
-	int free_cnt;
-	int low_watermark;
-	int high_watermark;
-	int batch;
-	int percpu_size;
+struct bpf_flow_keys {
+	__u16 nhoff;
+	__u16 thoff;
+	__u16 addr_proto;
+	__u8 is_frag;
+	__u8 is_first_frag;
+	__u8 is_encap;
+	__u8 ip_proto;
+	__be16 n_proto;
+	__be16 sport;
+	__be16 dport;
+	union {
+		struct {
+			__be32 ipv4_src;
+			__be32 ipv4_dst;
+		};
+		struct {
+			__u32 ipv6_src[4];
+			__u32 ipv6_dst[4];
+		};
+	};
+	__u32 flags;
+	__be32 flow_label;
+};
+
+struct bpf_sock {
+	__u32 bound_dev_if;
+	__u32 family;
+	__u32 type;
+	__u32 protocol;
+	__u32 mark;
+	__u32 priority;
+	__u32 src_ip4;
+	__u32 src_ip6[4];
+	__u32 src_port;
+	__be16 dst_port;
+	__u32 dst_ip4;
+	__u32 dst_ip6[4];
+	__u32 state;
+	__s32 rx_queue_mapping;
+};
+
+struct __sk_buff {
+	__u32 len;
+	__u32 pkt_type;
+	__u32 mark;
+	__u32 queue_mapping;
+	__u32 protocol;
+	__u32 vlan_present;
+	__u32 vlan_tci;
+	__u32 vlan_proto;
+	__u32 priority;
+	__u32 ingress_ifindex;
+	__u32 ifindex;
+	__u32 tc_index;
+	__u32 cb[5];
+	__u32 hash;
+	__u32 tc_classid;
+	__u32 data;
+	__u32 data_end;
+	__u32 napi_id;
+	__u32 family;
+	__u32 remote_ip4;
+	__u32 local_ip4;
+	__u32 remote_ip6[4];
+	__u32 local_ip6[4];
+	__u32 remote_port;
+	__u32 local_port;
+	__u32 data_meta;
+	union {
+		struct bpf_flow_keys *flow_keys;
+	};
+	__u64 tstamp;
+	__u32 wire_len;
+	__u32 gso_segs;
+	union {
+		struct bpf_sock *sk;
+	};
+	__u32 gso_size;
+	__u8 tstamp_type;
+	__u64 hwtstamp;
+};
+
+struct xdp_md {
+	__u32 data;
+	__u32 data_end;
+	__u32 data_meta;
+	__u32 ingress_ifindex;
+	__u32 rx_queue_index;
+	__u32 egress_ifindex;
+};
+
+struct sk_msg_md {
+	union {
+		void *data;
+	};
+	union {
+		void *data_end;
+	};
+	__u32 family;
+	__u32 remote_ip4;
+	__u32 local_ip4;
+	__u32 remote_ip6[4];
+	__u32 local_ip6[4];
+	__u32 remote_port;
+	__u32 local_port;
+	__u32 size;
+	union {
+		struct bpf_sock *sk;
+	};
+};
+
+struct sk_reuseport_md {
+	union {
+		void *data;
+	};
+	union {
+		void *data_end;
+	};
+	__u32 len;
+	__u32 eth_protocol;
+	__u32 ip_protocol;
+	__u32 bind_inany;
+	__u32 hash;
+	union {
+		struct bpf_sock *sk;
+	};
+	union {
+		struct bpf_sock *migrating_sk;
+	};
+};
+
+struct bpf_btf_info {
+	__u64 btf;
+	__u32 btf_size;
+	__u32 id;
+	__u64 name;
+	__u32 name_len;
+	__u32 kernel_btf;
+};
+
+struct bpf_sock_ops {
+	__u32 op;
+	union {
+		__u32 args[4];
+		__u32 reply;
+		__u32 replylong[4];
+	};
+	__u32 family;
+	__u32 remote_ip4;
+	__u32 local_ip4;
+	__u32 remote_ip6[4];
+	__u32 local_ip6[4];
+	__u32 remote_port;
+	__u32 local_port;
+	__u32 is_fullsock;
+	__u32 snd_cwnd;
+	__u32 srtt_us;
+	__u32 bpf_sock_ops_cb_flags;
+	__u32 state;
+	__u32 rtt_min;
+	__u32 snd_ssthresh;
+	__u32 rcv_nxt;
+	__u32 snd_nxt;
+	__u32 snd_una;
+	__u32 mss_cache;
+	__u32 ecn_flags;
+	__u32 rate_delivered;
+	__u32 rate_interval_us;
+	__u32 packets_out;
+	__u32 retrans_out;
+	__u32 total_retrans;
+	__u32 segs_in;
+	__u32 data_segs_in;
+	__u32 segs_out;
+	__u32 data_segs_out;
+	__u32 lost_out;
+	__u32 sacked_out;
+	__u32 sk_txhash;
+	__u64 bytes_received;
+	__u64 bytes_acked;
+	union {
+		struct bpf_sock *sk;
+	};
+	union {
+		void *skb_data;
+	};
+	union {
+		void *skb_data_end;
+	};
+	__u32 skb_len;
+	__u32 skb_tcp_flags;
+};
+
+struct bpf_sk_lookup {
+	union {
+		union {
+			struct bpf_sock *sk;
+		};
+		__u64 cookie;
+	};
+	__u32 family;
+	__u32 protocol;
+	__u32 remote_ip4;
+	__u32 remote_ip6[4];
+	__be16 remote_port;
+	__u32 local_ip4;
+	__u32 local_ip6[4];
+	__u32 local_port;
+	__u32 ingress_ifindex;
+};
+
+struct btf_id_set8;
+
+struct btf_kfunc_id_set {
+	struct module *owner;
+	struct btf_id_set8 *set;
+};
+
+struct btf_id_set8 {
+	u32 cnt;
+	u32 flags;
+	struct {
+		u32 id;
+		u32 flags;
+	} pairs[0];
+};
+
+struct btf_id_dtor_kfunc {
+	u32 btf_id;
+	u32 kfunc_btf_id;
+};
+
+struct sk_reuseport_kern {
+	struct sk_buff *skb;
+	struct sock *sk;
+	struct sock *selected_sk;
+	struct sock *migrating_sk;
+	void *data_end;
+	u32 hash;
+	u32 reuseport_id;
+	bool bind_inany;
+};
+
+struct scatterlist {
+	long unsigned int page_link;
+	unsigned int offset;
+	unsigned int length;
+	dma_addr_t dma_address;
+	unsigned int dma_length;
+};
+
+struct bpf_flow_dissector {
+	struct bpf_flow_keys *flow_keys;
+	const struct sk_buff *skb;
+	const void *data;
+	const void *data_end;
+};
+
+struct inet_ehash_bucket;
+
+struct inet_bind_hashbucket;
+
+struct inet_listen_hashbucket;
+
+struct inet_hashinfo {
+	struct inet_ehash_bucket *ehash;
+	spinlock_t *ehash_locks;
+	unsigned int ehash_mask;
+	unsigned int ehash_locks_mask;
+	struct kmem_cache *bind_bucket_cachep;
+	struct inet_bind_hashbucket *bhash;
+	struct kmem_cache *bind2_bucket_cachep;
+	struct inet_bind_hashbucket *bhash2;
+	unsigned int bhash_size;
+	unsigned int lhash2_mask;
+	struct inet_listen_hashbucket *lhash2;
+	bool pernet;
+};
+
+struct ip_ra_chain {
+	struct ip_ra_chain *next;
+	struct sock *sk;
+	union {
+		void (*destructor)(struct sock *);
+		struct sock *saved_sk;
+	};
 	struct callback_head rcu;
-	struct llist_head free_by_rcu;
-	struct llist_head waiting_for_gp;
-	atomic_t call_rcu_in_progress;
 };
 
-struct bpf_mem_caches {
-	struct bpf_mem_cache cache[11];
+struct inet_peer_base {
+	struct rb_root rb_root;
+	seqlock_t lock;
+	int total;
 };
 
-struct bpf_dispatcher_prog {
+struct tcp_fastopen_context {
+	siphash_key_t key[2];
+	int num;
+	struct callback_head rcu;
+};
+
+struct rt6key {
+	struct in6_addr addr;
+	int plen;
+};
+
+struct rtable;
+
+struct fnhe_hash_bucket;
+
+struct fib_nh_common {
+	struct net_device *nhc_dev;
+	netdevice_tracker nhc_dev_tracker;
+	int nhc_oif;
+	unsigned char nhc_scope;
+	u8 nhc_family;
+	u8 nhc_gw_family;
+	unsigned char nhc_flags;
+	struct lwtunnel_state *nhc_lwtstate;
+	union {
+		__be32 ipv4;
+		struct in6_addr ipv6;
+	} nhc_gw;
+	int nhc_weight;
+	atomic_t nhc_upper_bound;
+	struct rtable **nhc_pcpu_rth_output;
+	struct rtable *nhc_rth_input;
+	struct fnhe_hash_bucket *nhc_exceptions;
+};
+
+struct rt6_exception_bucket;
+
+struct fib6_nh {
+	struct fib_nh_common nh_common;
+	struct rt6_info **rt6i_pcpu;
+	struct rt6_exception_bucket *rt6i_exception_bucket;
+};
+
+struct fib6_node;
+
+struct dst_metrics;
+
+struct nexthop;
+
+struct fib6_info {
+	struct fib6_table *fib6_table;
+	struct fib6_info *fib6_next;
+	struct fib6_node *fib6_node;
+	union {
+		struct list_head fib6_siblings;
+		struct list_head nh_list;
+	};
+	unsigned int fib6_nsiblings;
+	refcount_t fib6_ref;
+	long unsigned int expires;
+	struct dst_metrics *fib6_metrics;
+	struct rt6key fib6_dst;
+	u32 fib6_flags;
+	struct rt6key fib6_src;
+	struct rt6key fib6_prefsrc;
+	u32 fib6_metric;
+	u8 fib6_protocol;
+	u8 fib6_type;
+	u8 offload;
+	u8 trap;
+	u8 offload_failed;
+	u8 should_flush: 1;
+	u8 dst_nocount: 1;
+	u8 dst_nopolicy: 1;
+	u8 fib6_destroying: 1;
+	u8 unused: 4;
+	struct callback_head rcu;
+	struct nexthop *nh;
+	struct fib6_nh fib6_nh[0];
+};
+
+struct uncached_list;
+
+struct rt6_info {
+	struct dst_entry dst;
+	struct fib6_info *from;
+	int sernum;
+	struct rt6key rt6i_dst;
+	struct rt6key rt6i_src;
+	struct in6_addr rt6i_gateway;
+	struct inet6_dev *rt6i_idev;
+	u32 rt6i_flags;
+	struct list_head rt6i_uncached;
+	struct uncached_list *rt6i_uncached_list;
+	short unsigned int rt6i_nfheader_len;
+};
+
+struct rt6_statistics {
+	__u32 fib_nodes;
+	__u32 fib_route_nodes;
+	__u32 fib_rt_entries;
+	__u32 fib_rt_cache;
+	__u32 fib_discarded_routes;
+	atomic_t fib_rt_alloc;
+};
+
+struct fib6_node {
+	struct fib6_node *parent;
+	struct fib6_node *left;
+	struct fib6_node *right;
+	struct fib6_info *leaf;
+	__u16 fn_bit;
+	__u16 fn_flags;
+	int fn_sernum;
+	struct fib6_info *rr_ptr;
+	struct callback_head rcu;
+};
+
+struct fib6_table {
+	struct hlist_node tb6_hlist;
+	u32 tb6_id;
+	spinlock_t tb6_lock;
+	struct fib6_node tb6_root;
+	struct inet_peer_base tb6_peers;
+	unsigned int flags;
+	unsigned int fib_seq;
+};
+
+enum {
+	XFRM_POLICY_TYPE_MAIN = 0,
+	XFRM_POLICY_TYPE_SUB = 1,
+	XFRM_POLICY_TYPE_MAX = 2,
+	XFRM_POLICY_TYPE_ANY = 255,
+};
+
+enum {
+	XFRM_MSG_BASE = 16,
+	XFRM_MSG_NEWSA = 16,
+	XFRM_MSG_DELSA = 17,
+	XFRM_MSG_GETSA = 18,
+	XFRM_MSG_NEWPOLICY = 19,
+	XFRM_MSG_DELPOLICY = 20,
+	XFRM_MSG_GETPOLICY = 21,
+	XFRM_MSG_ALLOCSPI = 22,
+	XFRM_MSG_ACQUIRE = 23,
+	XFRM_MSG_EXPIRE = 24,
+	XFRM_MSG_UPDPOLICY = 25,
+	XFRM_MSG_UPDSA = 26,
+	XFRM_MSG_POLEXPIRE = 27,
+	XFRM_MSG_FLUSHSA = 28,
+	XFRM_MSG_FLUSHPOLICY = 29,
+	XFRM_MSG_NEWAE = 30,
+	XFRM_MSG_GETAE = 31,
+	XFRM_MSG_REPORT = 32,
+	XFRM_MSG_MIGRATE = 33,
+	XFRM_MSG_NEWSADINFO = 34,
+	XFRM_MSG_GETSADINFO = 35,
+	XFRM_MSG_NEWSPDINFO = 36,
+	XFRM_MSG_GETSPDINFO = 37,
+	XFRM_MSG_MAPPING = 38,
+	XFRM_MSG_SETDEFAULT = 39,
+	XFRM_MSG_GETDEFAULT = 40,
+	__XFRM_MSG_MAX = 41,
+};
+
+enum xfrm_attr_type_t {
+	XFRMA_UNSPEC = 0,
+	XFRMA_ALG_AUTH = 1,
+	XFRMA_ALG_CRYPT = 2,
+	XFRMA_ALG_COMP = 3,
+	XFRMA_ENCAP = 4,
+	XFRMA_TMPL = 5,
+	XFRMA_SA = 6,
+	XFRMA_POLICY = 7,
+	XFRMA_SEC_CTX = 8,
+	XFRMA_LTIME_VAL = 9,
+	XFRMA_REPLAY_VAL = 10,
+	XFRMA_REPLAY_THRESH = 11,
+	XFRMA_ETIMER_THRESH = 12,
+	XFRMA_SRCADDR = 13,
+	XFRMA_COADDR = 14,
+	XFRMA_LASTUSED = 15,
+	XFRMA_POLICY_TYPE = 16,
+	XFRMA_MIGRATE = 17,
+	XFRMA_ALG_AEAD = 18,
+	XFRMA_KMADDRESS = 19,
+	XFRMA_ALG_AUTH_TRUNC = 20,
+	XFRMA_MARK = 21,
+	XFRMA_TFCPAD = 22,
+	XFRMA_REPLAY_ESN_VAL = 23,
+	XFRMA_SA_EXTRA_FLAGS = 24,
+	XFRMA_PROTO = 25,
+	XFRMA_ADDRESS_FILTER = 26,
+	XFRMA_PAD = 27,
+	XFRMA_OFFLOAD_DEV = 28,
+	XFRMA_SET_MARK = 29,
+	XFRMA_SET_MARK_MASK = 30,
+	XFRMA_IF_ID = 31,
+	XFRMA_MTIMER_THRESH = 32,
+	__XFRMA_MAX = 33,
+};
+
+struct bpf_sock_ops_kern {
+	struct sock *sk;
+	union {
+		u32 args[4];
+		u32 reply;
+		u32 replylong[4];
+	};
+	struct sk_buff *syn_skb;
+	struct sk_buff *skb;
+	void *skb_data_end;
+	u8 op;
+	u8 is_fullsock;
+	u8 remaining_opt_len;
+	u64 temp;
+};
+
+struct bpf_sk_lookup_kern {
+	u16 family;
+	u16 protocol;
+	__be16 sport;
+	u16 dport;
+	struct {
+		__be32 saddr;
+		__be32 daddr;
+	} v4;
+	struct {
+		const struct in6_addr *saddr;
+		const struct in6_addr *daddr;
+	} v6;
+	struct sock *selected_sk;
+	u32 ingress_ifindex;
+	bool no_reuseport;
+};
+
+struct hlist_nulls_head {
+	struct hlist_nulls_node *first;
+};
+
+struct lwtunnel_state {
+	__u16 type;
+	__u16 flags;
+	__u16 headroom;
+	atomic_t refcnt;
+	int (*orig_output)(struct net *, struct sock *, struct sk_buff *);
+	int (*orig_input)(struct sk_buff *);
+	struct callback_head rcu;
+	__u8 data[0];
+};
+
+struct dst_metrics {
+	u32 metrics[17];
+	refcount_t refcnt;
+};
+
+struct sock_reuseport {
+	struct callback_head rcu;
+	u16 max_socks;
+	u16 num_socks;
+	u16 num_closed_socks;
+	u16 incoming_cpu;
+	unsigned int synq_overflow_ts;
+	unsigned int reuseport_id;
+	unsigned int bind_inany: 1;
+	unsigned int has_conns: 1;
 	struct bpf_prog *prog;
-	refcount_t users;
+	struct sock *socks[0];
 };
 
-struct bpf_dispatcher {
-	struct mutex mutex;
-	void *func;
-	struct bpf_dispatcher_prog progs[48];
-	int num_progs;
-	void *image;
-	void *rw_image;
-	u32 image_off;
-	struct bpf_ksym ksym;
-	struct static_call_key *sc_key;
-	void *sc_tramp;
+struct sk_psock_progs {
+	struct bpf_prog *msg_parser;
+	struct bpf_prog *stream_parser;
+	struct bpf_prog *stream_verdict;
+	struct bpf_prog *skb_verdict;
 };
 
-struct bpf_binary_header {
+struct sk_psock_work_state {
+	u32 len;
+	u32 off;
+};
+
+struct sk_msg;
+
+struct sk_psock {
+	struct sock *sk;
+	struct sock *sk_redir;
+	u32 apply_bytes;
+	u32 cork_bytes;
+	u32 eval;
+	bool redir_ingress;
+	struct sk_msg *cork;
+	struct sk_psock_progs progs;
+	struct sk_buff_head ingress_skb;
+	struct list_head ingress_msg;
+	spinlock_t ingress_lock;
+	long unsigned int state;
+	struct list_head link;
+	spinlock_t link_lock;
+	refcount_t refcnt;
+	void (*saved_unhash)(struct sock *);
+	void (*saved_destroy)(struct sock *);
+	void (*saved_close)(struct sock *, long int);
+	void (*saved_write_space)(struct sock *);
+	void (*saved_data_ready)(struct sock *);
+	int (*psock_update_sk_prot)(struct sock *, struct sk_psock *, bool);
+	struct proto *sk_proto;
+	struct mutex work_mutex;
+	struct sk_psock_work_state work_state;
+	struct delayed_work work;
+	struct sock *sk_pair;
+	struct rcu_work rwork;
+};
+
+struct fib_nh_exception {
+	struct fib_nh_exception *fnhe_next;
+	int fnhe_genid;
+	__be32 fnhe_daddr;
+	u32 fnhe_pmtu;
+	bool fnhe_mtu_locked;
+	__be32 fnhe_gw;
+	long unsigned int fnhe_expires;
+	struct rtable *fnhe_rth_input;
+	struct rtable *fnhe_rth_output;
+	long unsigned int fnhe_stamp;
+	struct callback_head rcu;
+};
+
+struct rtable {
+	struct dst_entry dst;
+	int rt_genid;
+	unsigned int rt_flags;
+	__u16 rt_type;
+	__u8 rt_is_input;
+	__u8 rt_uses_gateway;
+	int rt_iif;
+	u8 rt_gw_family;
+	union {
+		__be32 rt_gw4;
+		struct in6_addr rt_gw6;
+	};
+	u32 rt_mtu_locked: 1;
+	u32 rt_pmtu: 31;
+	struct list_head rt_uncached;
+	struct uncached_list *rt_uncached_list;
+};
+
+struct fnhe_hash_bucket {
+	struct fib_nh_exception *chain;
+};
+
+enum {
+	__ND_OPT_PREFIX_INFO_END = 0,
+	ND_OPT_SOURCE_LL_ADDR = 1,
+	ND_OPT_TARGET_LL_ADDR = 2,
+	ND_OPT_PREFIX_INFO = 3,
+	ND_OPT_REDIRECT_HDR = 4,
+	ND_OPT_MTU = 5,
+	ND_OPT_NONCE = 14,
+	__ND_OPT_ARRAY_MAX = 15,
+	ND_OPT_ROUTE_INFO = 24,
+	ND_OPT_RDNSS = 25,
+	ND_OPT_DNSSL = 31,
+	ND_OPT_6CO = 34,
+	ND_OPT_CAPTIVE_PORTAL = 37,
+	ND_OPT_PREF64 = 38,
+	__ND_OPT_MAX = 39,
+};
+
+struct nd_opt_hdr {
+	__u8 nd_opt_type;
+	__u8 nd_opt_len;
+};
+
+struct ndisc_options {
+	struct nd_opt_hdr *nd_opt_array[15];
+	struct nd_opt_hdr *nd_useropts;
+	struct nd_opt_hdr *nd_useropts_end;
+};
+
+struct prefix_info {
+	__u8 type;
+	__u8 length;
+	__u8 prefix_len;
+	union {
+		__u8 flags;
+		struct {
+			__u8 reserved: 6;
+			__u8 autoconf: 1;
+			__u8 onlink: 1;
+		};
+	};
+	__be32 valid;
+	__be32 prefered;
+	__be32 reserved2;
+	struct in6_addr prefix;
+};
+
+struct inet_ehash_bucket {
+	struct hlist_nulls_head chain;
+};
+
+struct inet_bind_hashbucket {
+	spinlock_t lock;
+	struct hlist_head chain;
+};
+
+struct inet_listen_hashbucket {
+	spinlock_t lock;
+	struct hlist_nulls_head nulls_head;
+};
+
+struct rt6_exception_bucket {
+	struct hlist_head chain;
+	int depth;
+};
+
+struct ack_sample {
+	u32 pkts_acked;
+	s32 rtt_us;
+	u32 in_flight;
+};
+
+struct rate_sample {
+	u64 prior_mstamp;
+	u32 prior_delivered;
+	u32 prior_delivered_ce;
+	s32 delivered;
+	s32 delivered_ce;
+	long int interval_us;
+	u32 snd_interval_us;
+	u32 rcv_interval_us;
+	long int rtt_us;
+	int losses;
+	u32 acked_sacked;
+	u32 prior_in_flight;
+	u32 last_end_seq;
+	bool is_app_limited;
+	bool is_retrans;
+	bool is_ack_delayed;
+};
+
+struct sk_msg_sg {
+	u32 start;
+	u32 curr;
+	u32 end;
 	u32 size;
-	long: 0;
-	u8 image[0];
+	u32 copybreak;
+	long unsigned int copy[1];
+	struct scatterlist data[19];
 };
 
-typedef void (*bpf_jit_fill_hole_t)(void *, unsigned int);
+struct sk_msg {
+	struct sk_msg_sg sg;
+	void *data;
+	void *data_end;
+	u32 apply_bytes;
+	u32 cork_bytes;
+	u32 flags;
+	struct sk_buff *skb;
+	struct sock *sk_redir;
+	struct sock *sk;
+	struct list_head list;
+};
+
+struct bpf_core_cand {
+	const struct btf *btf;
+	__u32 id;
+};
+
+struct bpf_core_cand_list {
+	struct bpf_core_cand *cands;
+	int len;
+};
+
+struct bpf_core_accessor {
+	__u32 type_id;
+	__u32 idx;
+	const char *name;
+};
+
+struct bpf_core_spec {
+	const struct btf *btf;
+	struct bpf_core_accessor spec[64];
+	__u32 root_type_id;
+	enum bpf_core_relo_kind relo_kind;
+	int len;
+	int raw_spec[64];
+	int raw_len;
+	__u32 bit_offset;
+};
+
+struct bpf_core_relo_res {
+	__u64 orig_val;
+	__u64 new_val;
+	bool poison;
+	bool validate;
+	bool fail_memsz_adjust;
+	__u32 orig_sz;
+	__u32 orig_type_id;
+	__u32 new_sz;
+	__u32 new_type_id;
+};
+
+enum btf_kfunc_hook {
+	BTF_KFUNC_HOOK_XDP = 0,
+	BTF_KFUNC_HOOK_TC = 1,
+	BTF_KFUNC_HOOK_STRUCT_OPS = 2,
+	BTF_KFUNC_HOOK_TRACING = 3,
+	BTF_KFUNC_HOOK_SYSCALL = 4,
+	BTF_KFUNC_HOOK_MAX = 5,
+};
+
+enum {
+	BTF_KFUNC_SET_MAX_CNT = 256,
+	BTF_DTOR_KFUNC_MAX_CNT = 256,
+};
+
+struct btf_kfunc_set_tab {
+	struct btf_id_set8 *sets[5];
+};
+
+struct btf_id_dtor_kfunc_tab {
+	u32 cnt;
+	struct btf_id_dtor_kfunc dtors[0];
+};
+
+enum verifier_phase {
+	CHECK_META = 0,
+	CHECK_TYPE = 1,
+};
+
+struct resolve_vertex {
+	const struct btf_type *t;
+	u32 type_id;
+	u16 next_member;
+};
+
+enum visit_state {
+	NOT_VISITED = 0,
+	VISITED = 1,
+	RESOLVED = 2,
+};
+
+enum resolve_mode {
+	RESOLVE_TBD = 0,
+	RESOLVE_PTR = 1,
+	RESOLVE_STRUCT_OR_ARRAY = 2,
+};
+
+struct btf_sec_info {
+	u32 off;
+	u32 len;
+};
+
+struct btf_verifier_env {
+	struct btf *btf;
+	u8 *visit_states;
+	struct resolve_vertex stack[32];
+	struct bpf_verifier_log log;
+	u32 log_type_id;
+	u32 top_stack;
+	enum verifier_phase phase;
+	enum resolve_mode resolve_mode;
+};
+
+struct btf_show {
+	u64 flags;
+	void *target;
+	void (*showfn)(struct btf_show *, const char *, struct __va_list_tag *);
+	const struct btf *btf;
+	struct {
+		u8 depth;
+		u8 depth_to_show;
+		u8 depth_check;
+		u8 array_member: 1;
+		u8 array_terminated: 1;
+		u16 array_encoding;
+		u32 type_id;
+		int status;
+		const struct btf_type *type;
+		const struct btf_member *member;
+		char name[80];
+	} state;
+	struct {
+		u32 size;
+		void *head;
+		void *data;
+		u8 safe[32];
+	} obj;
+};
+
+struct btf_kind_operations {
+	s32 (*check_meta)(struct btf_verifier_env *, const struct btf_type *, u32);
+	int (*resolve)(struct btf_verifier_env *, const struct resolve_vertex *);
+	int (*check_member)(struct btf_verifier_env *, const struct btf_type *, const struct btf_member *, const struct btf_type *);
+	int (*check_kflag_member)(struct btf_verifier_env *, const struct btf_type *, const struct btf_member *, const struct btf_type *);
+	void (*log_details)(struct btf_verifier_env *, const struct btf_type *);
+	void (*show)(const struct btf *, const struct btf_type *, u32, void *, u8, struct btf_show *);
+};
+
+enum btf_field_type {
+	BTF_FIELD_SPIN_LOCK = 0,
+	BTF_FIELD_TIMER = 1,
+	BTF_FIELD_KPTR = 2,
+};
+
+enum {
+	BTF_FIELD_IGNORE = 0,
+	BTF_FIELD_FOUND = 1,
+};
+
+struct btf_field_info {
+	u32 type_id;
+	u32 off;
+	enum bpf_kptr_type type;
+};
+
+struct bpf_ctx_convert {
+	struct __sk_buff BPF_PROG_TYPE_SOCKET_FILTER_prog;
+	struct sk_buff BPF_PROG_TYPE_SOCKET_FILTER_kern;
+	struct __sk_buff BPF_PROG_TYPE_SCHED_CLS_prog;
+	struct sk_buff BPF_PROG_TYPE_SCHED_CLS_kern;
+	struct __sk_buff BPF_PROG_TYPE_SCHED_ACT_prog;
+	struct sk_buff BPF_PROG_TYPE_SCHED_ACT_kern;
+	struct xdp_md BPF_PROG_TYPE_XDP_prog;
+	struct xdp_buff BPF_PROG_TYPE_XDP_kern;
+	struct __sk_buff BPF_PROG_TYPE_LWT_IN_prog;
+	struct sk_buff BPF_PROG_TYPE_LWT_IN_kern;
+	struct __sk_buff BPF_PROG_TYPE_LWT_OUT_prog;
+	struct sk_buff BPF_PROG_TYPE_LWT_OUT_kern;
+	struct __sk_buff BPF_PROG_TYPE_LWT_XMIT_prog;
+	struct sk_buff BPF_PROG_TYPE_LWT_XMIT_kern;
+	struct __sk_buff BPF_PROG_TYPE_LWT_SEG6LOCAL_prog;
+	struct sk_buff BPF_PROG_TYPE_LWT_SEG6LOCAL_kern;
+	struct bpf_sock_ops BPF_PROG_TYPE_SOCK_OPS_prog;
+	struct bpf_sock_ops_kern BPF_PROG_TYPE_SOCK_OPS_kern;
+	struct __sk_buff BPF_PROG_TYPE_SK_SKB_prog;
+	struct sk_buff BPF_PROG_TYPE_SK_SKB_kern;
+	struct sk_msg_md BPF_PROG_TYPE_SK_MSG_prog;
+	struct sk_msg BPF_PROG_TYPE_SK_MSG_kern;
+	struct __sk_buff BPF_PROG_TYPE_FLOW_DISSECTOR_prog;
+	struct bpf_flow_dissector BPF_PROG_TYPE_FLOW_DISSECTOR_kern;
+	bpf_user_pt_regs_t BPF_PROG_TYPE_KPROBE_prog;
+	struct pt_regs BPF_PROG_TYPE_KPROBE_kern;
+	__u64 BPF_PROG_TYPE_TRACEPOINT_prog;
+	u64 BPF_PROG_TYPE_TRACEPOINT_kern;
+	struct bpf_perf_event_data BPF_PROG_TYPE_PERF_EVENT_prog;
+	struct bpf_perf_event_data_kern BPF_PROG_TYPE_PERF_EVENT_kern;
+	struct bpf_raw_tracepoint_args BPF_PROG_TYPE_RAW_TRACEPOINT_prog;
+	u64 BPF_PROG_TYPE_RAW_TRACEPOINT_kern;
+	struct bpf_raw_tracepoint_args BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE_prog;
+	u64 BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE_kern;
+	void *BPF_PROG_TYPE_TRACING_prog;
+	void *BPF_PROG_TYPE_TRACING_kern;
+	struct sk_reuseport_md BPF_PROG_TYPE_SK_REUSEPORT_prog;
+	struct sk_reuseport_kern BPF_PROG_TYPE_SK_REUSEPORT_kern;
+	struct bpf_sk_lookup BPF_PROG_TYPE_SK_LOOKUP_prog;
+	struct bpf_sk_lookup_kern BPF_PROG_TYPE_SK_LOOKUP_kern;
+	void *BPF_PROG_TYPE_STRUCT_OPS_prog;
+	void *BPF_PROG_TYPE_STRUCT_OPS_kern;
+	void *BPF_PROG_TYPE_EXT_prog;
+	void *BPF_PROG_TYPE_EXT_kern;
+	void *BPF_PROG_TYPE_SYSCALL_prog;
+	void *BPF_PROG_TYPE_SYSCALL_kern;
+};
+
+enum {
+	__ctx_convertBPF_PROG_TYPE_SOCKET_FILTER = 0,
+	__ctx_convertBPF_PROG_TYPE_SCHED_CLS = 1,
+	__ctx_convertBPF_PROG_TYPE_SCHED_ACT = 2,
+	__ctx_convertBPF_PROG_TYPE_XDP = 3,
+	__ctx_convertBPF_PROG_TYPE_LWT_IN = 4,
+	__ctx_convertBPF_PROG_TYPE_LWT_OUT = 5,
+	__ctx_convertBPF_PROG_TYPE_LWT_XMIT = 6,
+	__ctx_convertBPF_PROG_TYPE_LWT_SEG6LOCAL = 7,
+	__ctx_convertBPF_PROG_TYPE_SOCK_OPS = 8,
+	__ctx_convertBPF_PROG_TYPE_SK_SKB = 9,
+	__ctx_convertBPF_PROG_TYPE_SK_MSG = 10,
+	__ctx_convertBPF_PROG_TYPE_FLOW_DISSECTOR = 11,
+	__ctx_convertBPF_PROG_TYPE_KPROBE = 12,
+	__ctx_convertBPF_PROG_TYPE_TRACEPOINT = 13,
+	__ctx_convertBPF_PROG_TYPE_PERF_EVENT = 14,
+	__ctx_convertBPF_PROG_TYPE_RAW_TRACEPOINT = 15,
+	__ctx_convertBPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE = 16,
+	__ctx_convertBPF_PROG_TYPE_TRACING = 17,
+	__ctx_convertBPF_PROG_TYPE_SK_REUSEPORT = 18,
+	__ctx_convertBPF_PROG_TYPE_SK_LOOKUP = 19,
+	__ctx_convertBPF_PROG_TYPE_STRUCT_OPS = 20,
+	__ctx_convertBPF_PROG_TYPE_EXT = 21,
+	__ctx_convertBPF_PROG_TYPE_SYSCALL = 22,
+	__ctx_convert_unused = 23,
+};
+
+enum bpf_struct_walk_result {
+	WALK_SCALAR = 0,
+	WALK_PTR = 1,
+	WALK_STRUCT = 2,
+};
+
+struct btf_show_snprintf {
+	struct btf_show show;
+	int len_left;
+	int len;
+};
+
+enum {
+	BTF_MODULE_F_LIVE = 1,
+};
+
+struct btf_module {
+	struct list_head list;
+	struct module *module;
+	struct btf *btf;
+	struct bin_attribute *sysfs_attr;
+	int flags;
+};
+
+typedef u64 (*btf_bpf_btf_find_by_name_kind)(char *, int, u32, int);
+
+struct bpf_cand_cache {
+	const char *name;
+	u32 name_len;
+	u16 kind;
+	u16 cnt;
+	struct {
+		const struct btf *btf;
+		u32 id;
+	} cands[0];
+};
 
 enum {
 	BPF_F_INGRESS = 1,
 	BPF_F_BROADCAST = 8,
 	BPF_F_EXCLUDE_INGRESS = 16,
-};
-
-enum xdp_action {
-	XDP_ABORTED = 0,
-	XDP_DROP = 1,
-	XDP_PASS = 2,
-	XDP_TX = 3,
-	XDP_REDIRECT = 4,
 };
 
 struct bpf_cpumap_val {
@@ -25358,12 +27321,6 @@ enum skb_drop_reason {
 	SKB_DROP_REASON_MAX = 66,
 };
 
-struct xdp_cpumap_stats {
-	unsigned int redirect;
-	unsigned int pass;
-	unsigned int drop;
-};
-
 enum netdev_priv_flags {
 	IFF_802_1Q_VLAN = 1ULL,
 	IFF_EBRIDGE = 2ULL,
@@ -25457,6 +27414,13 @@ struct bpf_cpu_map {
 	long: 64;
 };
 
+struct bpf_link_primer {
+	struct bpf_link *link;
+	struct file *file;
+	int fd;
+	u32 id;
+};
+
 struct pernet_operations {
 	struct list_head list;
 	int (*init)(struct net *);
@@ -25476,183 +27440,251 @@ struct bpf_netns_link {
 	struct list_head node;
 };
 
-enum sock_type {
-	SOCK_STREAM = 1,
-	SOCK_DGRAM = 2,
-	SOCK_RAW = 3,
-	SOCK_RDM = 4,
-	SOCK_SEQPACKET = 5,
-	SOCK_DCCP = 6,
-	SOCK_PACKET = 10,
+enum bpf_stack_build_id_status {
+	BPF_STACK_BUILD_ID_EMPTY = 0,
+	BPF_STACK_BUILD_ID_VALID = 1,
+	BPF_STACK_BUILD_ID_IP = 2,
 };
 
-struct sock_reuseport {
-	struct callback_head rcu;
-	u16 max_socks;
-	u16 num_socks;
-	u16 num_closed_socks;
-	u16 incoming_cpu;
-	unsigned int synq_overflow_ts;
-	unsigned int reuseport_id;
-	unsigned int bind_inany: 1;
-	unsigned int has_conns: 1;
-	struct bpf_prog *prog;
-	struct sock *socks[0];
+struct bpf_stack_build_id {
+	__s32 status;
+	unsigned char build_id[20];
+	union {
+		__u64 offset;
+		__u64 ip;
+	};
 };
 
-enum sock_flags {
-	SOCK_DEAD = 0,
-	SOCK_DONE = 1,
-	SOCK_URGINLINE = 2,
-	SOCK_KEEPOPEN = 3,
-	SOCK_LINGER = 4,
-	SOCK_DESTROY = 5,
-	SOCK_BROADCAST = 6,
-	SOCK_TIMESTAMP = 7,
-	SOCK_ZAPPED = 8,
-	SOCK_USE_WRITE_QUEUE = 9,
-	SOCK_DBG = 10,
-	SOCK_RCVTSTAMP = 11,
-	SOCK_RCVTSTAMPNS = 12,
-	SOCK_LOCALROUTE = 13,
-	SOCK_MEMALLOC = 14,
-	SOCK_TIMESTAMPING_RX_SOFTWARE = 15,
-	SOCK_FASYNC = 16,
-	SOCK_RXQ_OVFL = 17,
-	SOCK_ZEROCOPY = 18,
-	SOCK_WIFI_STATUS = 19,
-	SOCK_NOFCS = 20,
-	SOCK_FILTER_LOCKED = 21,
-	SOCK_SELECT_ERR_QUEUE = 22,
-	SOCK_RCU_FREE = 23,
-	SOCK_TXTIME = 24,
-	SOCK_XDP = 25,
-	SOCK_TSTAMP_NEW = 26,
-	SOCK_RCVMARK = 27,
-};
-
-struct reuseport_array {
-	struct bpf_map map;
-	struct sock *ptrs[0];
-};
-
-enum bpf_core_relo_kind {
-	BPF_CORE_FIELD_BYTE_OFFSET = 0,
-	BPF_CORE_FIELD_BYTE_SIZE = 1,
-	BPF_CORE_FIELD_EXISTS = 2,
-	BPF_CORE_FIELD_SIGNED = 3,
-	BPF_CORE_FIELD_LSHIFT_U64 = 4,
-	BPF_CORE_FIELD_RSHIFT_U64 = 5,
-	BPF_CORE_TYPE_ID_LOCAL = 6,
-	BPF_CORE_TYPE_ID_TARGET = 7,
-	BPF_CORE_TYPE_EXISTS = 8,
-	BPF_CORE_TYPE_SIZE = 9,
-	BPF_CORE_ENUMVAL_EXISTS = 10,
-	BPF_CORE_ENUMVAL_VALUE = 11,
-	BPF_CORE_TYPE_MATCHES = 12,
-};
-
-struct bpf_core_relo {
-	__u32 insn_off;
-	__u32 type_id;
-	__u32 access_str_off;
-	enum bpf_core_relo_kind kind;
-};
-
-struct btf_enum {
-	__u32 name_off;
-	__s32 val;
-};
-
-struct btf_array {
-	__u32 type;
-	__u32 index_type;
-	__u32 nelems;
-};
-
-struct btf_member {
-	__u32 name_off;
-	__u32 type;
-	__u32 offset;
-};
-
-struct btf_param {
-	__u32 name_off;
-	__u32 type;
-};
-
-struct btf_enum64 {
-	__u32 name_off;
-	__u32 val_lo32;
-	__u32 val_hi32;
-};
-
-struct bpf_core_cand {
-	const struct btf *btf;
-	__u32 id;
-};
-
-struct bpf_core_cand_list {
-	struct bpf_core_cand *cands;
-	int len;
-};
-
-struct bpf_core_accessor {
-	__u32 type_id;
-	__u32 idx;
-	const char *name;
-};
-
-struct bpf_core_spec {
-	const struct btf *btf;
-	struct bpf_core_accessor spec[64];
-	__u32 root_type_id;
-	enum bpf_core_relo_kind relo_kind;
-	int len;
-	int raw_spec[64];
-	int raw_len;
-	__u32 bit_offset;
-};
-
-struct bpf_core_relo_res {
-	__u64 orig_val;
-	__u64 new_val;
-	bool poison;
-	bool validate;
-	bool fail_memsz_adjust;
-	__u32 orig_sz;
-	__u32 orig_type_id;
-	__u32 new_sz;
-	__u32 new_type_id;
-};
-
-struct static_call_tramp_key {
-	s32 tramp;
-	s32 key;
+enum {
+	BPF_F_SKIP_FIELD_MASK = 255,
+	BPF_F_USER_STACK = 256,
+	BPF_F_FAST_STACK_CMP = 512,
+	BPF_F_REUSE_STACKID = 1024,
+	BPF_F_USER_BUILD_ID = 2048,
 };
 
 typedef struct {
 	void *lock;
-	long unsigned int flags;
-} class_irqsave_t;
+} class_preempt_t;
 
-enum perf_sample_regs_abi {
-	PERF_SAMPLE_REGS_ABI_NONE = 0,
-	PERF_SAMPLE_REGS_ABI_32 = 1,
-	PERF_SAMPLE_REGS_ABI_64 = 2,
+enum perf_callchain_context {
+	PERF_CONTEXT_HV = 18446744073709551584ULL,
+	PERF_CONTEXT_KERNEL = 18446744073709551488ULL,
+	PERF_CONTEXT_USER = 18446744073709551104ULL,
+	PERF_CONTEXT_GUEST = 18446744073709549568ULL,
+	PERF_CONTEXT_GUEST_KERNEL = 18446744073709549440ULL,
+	PERF_CONTEXT_GUEST_USER = 18446744073709549056ULL,
+	PERF_CONTEXT_MAX = 18446744073709547521ULL,
 };
 
-enum perf_event_read_format {
-	PERF_FORMAT_TOTAL_TIME_ENABLED = 1,
-	PERF_FORMAT_TOTAL_TIME_RUNNING = 2,
-	PERF_FORMAT_ID = 4,
-	PERF_FORMAT_GROUP = 8,
-	PERF_FORMAT_LOST = 16,
-	PERF_FORMAT_MAX = 32,
+struct pcpu_freelist_node;
+
+struct pcpu_freelist_head {
+	struct pcpu_freelist_node *first;
+	raw_spinlock_t lock;
 };
 
-enum perf_event_ioc_flags {
-	PERF_IOC_FLAG_GROUP = 1,
+struct pcpu_freelist_node {
+	struct pcpu_freelist_node *next;
+};
+
+struct pcpu_freelist {
+	struct pcpu_freelist_head *freelist;
+	struct pcpu_freelist_head extralist;
+};
+
+struct mmap_unlock_irq_work {
+	struct irq_work irq_work;
+	struct mm_struct *mm;
+	atomic_t active;
+};
+
+struct stack_map_bucket {
+	struct pcpu_freelist_node fnode;
+	u32 hash;
+	u32 nr;
+	u64 data[0];
+};
+
+struct bpf_stack_map {
+	struct bpf_map map;
+	void *elems;
+	struct pcpu_freelist freelist;
+	u32 n_buckets;
+	struct stack_map_bucket *buckets[0];
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+typedef u64 (*btf_bpf_get_stackid)(struct pt_regs *, struct bpf_map *, u64);
+
+typedef u64 (*btf_bpf_get_stackid_pe)(struct bpf_perf_event_data_kern *, struct bpf_map *, u64);
+
+typedef u64 (*btf_bpf_get_stack)(struct pt_regs *, void *, u32, u64);
+
+typedef u64 (*btf_bpf_get_task_stack)(struct task_struct *, void *, u32, u64);
+
+typedef u64 (*btf_bpf_get_stack_pe)(struct bpf_perf_event_data_kern *, void *, u32, u64);
+
+struct bpf_tramp_link;
+
+struct bpf_tramp_links {
+	struct bpf_tramp_link *links[38];
+	int nr_links;
+};
+
+struct bpf_tramp_link {
+	struct bpf_link link;
+	struct hlist_node tramp_hlist;
+	u64 cookie;
+};
+
+struct bpf_dummy_ops_state {
+	int val;
+};
+
+struct bpf_dummy_ops {
+	int (*test_1)(struct bpf_dummy_ops_state *);
+	int (*test_2)(struct bpf_dummy_ops_state *, int, short unsigned int, char, long unsigned int);
+};
+
+enum bpf_struct_ops_state {
+	BPF_STRUCT_OPS_STATE_INIT = 0,
+	BPF_STRUCT_OPS_STATE_INUSE = 1,
+	BPF_STRUCT_OPS_STATE_TOBEFREE = 2,
+};
+
+struct bpf_struct_ops_value {
+	refcount_t refcnt;
+	enum bpf_struct_ops_state state;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	char data[0];
+};
+
+struct bpf_struct_ops_map {
+	struct bpf_map map;
+	struct callback_head rcu;
+	const struct bpf_struct_ops *st_ops;
+	struct mutex lock;
+	struct bpf_link **links;
+	void *image;
+	struct bpf_struct_ops_value *uvalue;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	struct bpf_struct_ops_value kvalue;
+};
+
+struct bpf_struct_ops_bpf_dummy_ops {
+	refcount_t refcnt;
+	enum bpf_struct_ops_state state;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	struct bpf_dummy_ops data;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct bpf_struct_ops_tcp_congestion_ops {
+	refcount_t refcnt;
+	enum bpf_struct_ops_state state;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	struct tcp_congestion_ops data;
+};
+
+struct fuse_args;
+
+struct fuse_bpf_ctx {
+	u64 nodeid;
+	u32 opcode;
+	s32 error_in;
+	u32 in_numargs;
+	u32 out_numargs;
+	u32 in_sizes[3];
+	u32 out_sizes[2];
+	struct fuse_args *fa;
+	const void *own;
+	size_t own_size;
+};
+
+struct fuse_ops {
+	int (*lookup)(struct fuse_bpf_ctx *);
+	int (*getattr)(struct fuse_bpf_ctx *);
+	int (*setattr)(struct fuse_bpf_ctx *);
+	int (*readlink)(struct fuse_bpf_ctx *);
+	int (*symlink)(struct fuse_bpf_ctx *);
+	int (*mknod)(struct fuse_bpf_ctx *);
+	int (*mkdir)(struct fuse_bpf_ctx *);
+	int (*unlink)(struct fuse_bpf_ctx *);
+	int (*rmdir)(struct fuse_bpf_ctx *);
+	int (*rename2)(struct fuse_bpf_ctx *);
+	int (*link)(struct fuse_bpf_ctx *);
+	int (*open)(struct fuse_bpf_ctx *);
+	int (*read)(struct fuse_bpf_ctx *);
+	int (*write)(struct fuse_bpf_ctx *);
+	int (*statfs)(struct fuse_bpf_ctx *);
+	int (*release)(struct fuse_bpf_ctx *);
+	int (*fsync)(struct fuse_bpf_ctx *);
+	int (*setxattr)(struct fuse_bpf_ctx *);
+	int (*getxattr)(struct fuse_bpf_ctx *);
+	int (*listxattr)(struct fuse_bpf_ctx *);
+	int (*removexattr)(struct fuse_bpf_ctx *);
+	int (*flush)(struct fuse_bpf_ctx *);
+	int (*opendir)(struct fuse_bpf_ctx *);
+	int (*readdir)(struct fuse_bpf_ctx *);
+	int (*releasedir)(struct fuse_bpf_ctx *);
+	int (*fsyncdir)(struct fuse_bpf_ctx *);
+	int (*access)(struct fuse_bpf_ctx *);
+	int (*create)(struct fuse_bpf_ctx *);
+	int (*fallocate)(struct fuse_bpf_ctx *);
+	int (*lseek)(struct fuse_bpf_ctx *);
+	int (*copy_file_range)(struct fuse_bpf_ctx *);
+	u64 post_only;
+};
+
+struct bpf_struct_ops_fuse_ops {
+	refcount_t refcnt;
+	enum bpf_struct_ops_state state;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	struct fuse_ops data;
+};
+
+enum {
+	BPF_STRUCT_OPS_TYPE_bpf_dummy_ops = 0,
+	BPF_STRUCT_OPS_TYPE_tcp_congestion_ops = 1,
+	BPF_STRUCT_OPS_TYPE_fuse_ops = 2,
+	__NR_BPF_STRUCT_OPS_TYPE = 3,
 };
 
 struct perf_event_mmap_page {
@@ -25695,22 +27727,6 @@ struct perf_event_mmap_page {
 	__u64 aux_size;
 };
 
-struct perf_ns_link_info {
-	__u64 dev;
-	__u64 ino;
-};
-
-enum {
-	NET_NS_INDEX = 0,
-	UTS_NS_INDEX = 1,
-	IPC_NS_INDEX = 2,
-	PID_NS_INDEX = 3,
-	USER_NS_INDEX = 4,
-	MNT_NS_INDEX = 5,
-	CGROUP_NS_INDEX = 6,
-	NR_NAMESPACES = 7,
-};
-
 enum perf_event_type {
 	PERF_RECORD_MMAP = 1,
 	PERF_RECORD_LOST = 2,
@@ -25734,30 +27750,6 @@ enum perf_event_type {
 	PERF_RECORD_TEXT_POKE = 20,
 	PERF_RECORD_AUX_OUTPUT_HW_ID = 21,
 	PERF_RECORD_MAX = 22,
-};
-
-enum perf_addr_filter_action_t {
-	PERF_ADDR_FILTER_ACTION_STOP = 0,
-	PERF_ADDR_FILTER_ACTION_START = 1,
-	PERF_ADDR_FILTER_ACTION_FILTER = 2,
-};
-
-struct perf_addr_filter {
-	struct list_head entry;
-	struct path path;
-	long unsigned int offset;
-	long unsigned int size;
-	enum perf_addr_filter_action_t action;
-};
-
-struct swevent_hlist {
-	struct hlist_head heads[256];
-	struct callback_head callback_head;
-};
-
-struct pmu_event_list {
-	raw_spinlock_t lock;
-	struct list_head list;
 };
 
 struct perf_buffer {
@@ -25797,315 +27789,36 @@ struct perf_buffer {
 	void *data_pages[0];
 };
 
-struct match_token {
-	int token;
-	const char *pattern;
+struct perf_callchain_entry_ctx {
+	struct perf_callchain_entry *entry;
+	u32 max_stack;
+	u32 nr;
+	short int contexts;
+	bool contexts_maxed;
 };
 
-enum {
-	MAX_OPT_ARGS = 3,
+struct callchain_cpus_entries {
+	struct callback_head callback_head;
+	struct perf_callchain_entry *cpu_entries[0];
 };
 
-typedef struct {
-	char *from;
-	char *to;
-} substring_t;
-
-struct min_heap {
-	void *data;
-	int nr;
-	int size;
+struct rhltable {
+	struct rhashtable ht;
 };
 
-struct min_heap_callbacks {
-	int elem_size;
-	bool (*less)(const void *, const void *);
-	void (*swp)(void *, void *);
+enum bp_type_idx {
+	TYPE_INST = 0,
+	TYPE_DATA = 0,
+	TYPE_MAX = 1,
 };
 
-typedef int (*remote_function_f)(void *);
-
-struct remote_function_call {
-	struct task_struct *p;
-	remote_function_f func;
-	void *info;
-	int ret;
+struct bp_slots_histogram {
+	atomic_t count[4];
 };
 
-typedef void (*event_f)(struct perf_event *, struct perf_cpu_context *, struct perf_event_context *, void *);
-
-struct event_function_struct {
-	struct perf_event *event;
-	event_f func;
-	void *data;
-};
-
-enum event_type_t {
-	EVENT_FLEXIBLE = 1,
-	EVENT_PINNED = 2,
-	EVENT_TIME = 4,
-	EVENT_CPU = 8,
-	EVENT_ALL = 3,
-};
-
-struct __group_key {
-	int cpu;
-	struct cgroup *cgroup;
-};
-
-struct stop_event_data {
-	struct perf_event *event;
-	unsigned int restart;
-};
-
-struct perf_read_data {
-	struct perf_event *event;
-	bool group;
-	int ret;
-};
-
-struct perf_read_event {
-	struct perf_event_header header;
-	u32 pid;
-	u32 tid;
-};
-
-typedef void perf_iterate_f(struct perf_event *, void *);
-
-struct remote_output {
-	struct perf_buffer *rb;
-	int err;
-};
-
-struct perf_task_event {
-	struct task_struct *task;
-	struct perf_event_context *task_ctx;
-	struct {
-		struct perf_event_header header;
-		u32 pid;
-		u32 ppid;
-		u32 tid;
-		u32 ptid;
-		u64 time;
-	} event_id;
-};
-
-struct perf_comm_event {
-	struct task_struct *task;
-	char *comm;
-	int comm_size;
-	struct {
-		struct perf_event_header header;
-		u32 pid;
-		u32 tid;
-	} event_id;
-};
-
-struct perf_namespaces_event {
-	struct task_struct *task;
-	struct {
-		struct perf_event_header header;
-		u32 pid;
-		u32 tid;
-		u64 nr_namespaces;
-		struct perf_ns_link_info link_info[7];
-	} event_id;
-};
-
-struct perf_mmap_event {
-	struct vm_area_struct *vma;
-	const char *file_name;
-	int file_size;
-	int maj;
-	int min;
-	u64 ino;
-	u64 ino_generation;
-	u32 prot;
-	u32 flags;
-	u8 build_id[20];
-	u32 build_id_size;
-	struct {
-		struct perf_event_header header;
-		u32 pid;
-		u32 tid;
-		u64 start;
-		u64 len;
-		u64 pgoff;
-	} event_id;
-};
-
-struct perf_switch_event {
-	struct task_struct *task;
-	struct task_struct *next_prev;
-	struct {
-		struct perf_event_header header;
-		u32 next_prev_pid;
-		u32 next_prev_tid;
-	} event_id;
-};
-
-struct perf_ksymbol_event {
-	const char *name;
-	int name_len;
-	struct {
-		struct perf_event_header header;
-		u64 addr;
-		u32 len;
-		u16 ksym_type;
-		u16 flags;
-	} event_id;
-};
-
-struct perf_bpf_event {
-	struct bpf_prog *prog;
-	struct {
-		struct perf_event_header header;
-		u16 type;
-		u16 flags;
-		u32 id;
-		u8 tag[8];
-	} event_id;
-};
-
-struct perf_text_poke_event {
-	const void *old_bytes;
-	const void *new_bytes;
-	size_t pad;
-	u16 old_len;
-	u16 new_len;
-	struct {
-		struct perf_event_header header;
-		u64 addr;
-	} event_id;
-};
-
-struct swevent_htable {
-	struct swevent_hlist *swevent_hlist;
-	struct mutex hlist_mutex;
-	int hlist_refcount;
-	int recursion[4];
-};
-
-enum perf_probe_config {
-	PERF_PROBE_CONFIG_IS_RETPROBE = 1,
-	PERF_UPROBE_REF_CTR_OFFSET_BITS = 32,
-	PERF_UPROBE_REF_CTR_OFFSET_SHIFT = 32,
-};
-
-enum {
-	IF_ACT_NONE = -1,
-	IF_ACT_FILTER = 0,
-	IF_ACT_START = 1,
-	IF_ACT_STOP = 2,
-	IF_SRC_FILE = 3,
-	IF_SRC_KERNEL = 4,
-	IF_SRC_FILEADDR = 5,
-	IF_SRC_KERNELADDR = 6,
-};
-
-enum {
-	IF_STATE_ACTION = 0,
-	IF_STATE_SOURCE = 1,
-	IF_STATE_END = 2,
-};
-
-struct perf_aux_event {
-	struct perf_event_header header;
-	u64 hw_id;
-};
-
-struct perf_aux_event___2 {
-	struct perf_event_header header;
-	u32 pid;
-	u32 tid;
-};
-
-struct perf_aux_event___3 {
-	struct perf_event_header header;
-	u64 offset;
-	u64 size;
-	u64 flags;
-};
-
-enum uprobe_filter_ctx {
-	UPROBE_FILTER_REGISTER = 0,
-	UPROBE_FILTER_UNREGISTER = 1,
-	UPROBE_FILTER_MMAP = 2,
-};
-
-struct uprobe_consumer {
-	int (*handler)(struct uprobe_consumer *, struct pt_regs *);
-	int (*ret_handler)(struct uprobe_consumer *, long unsigned int, struct pt_regs *);
-	bool (*filter)(struct uprobe_consumer *, enum uprobe_filter_ctx, struct mm_struct *);
-	struct uprobe_consumer *next;
-};
-
-typedef u8 uprobe_opcode_t;
-
-struct uprobe {
-	struct rb_node rb_node;
-	refcount_t ref;
-	struct rw_semaphore register_rwsem;
-	struct rw_semaphore consumer_rwsem;
-	struct list_head pending_list;
-	struct uprobe_consumer *consumers;
-	struct inode *inode;
-	loff_t offset;
-	loff_t ref_ctr_offset;
-	long unsigned int flags;
-	struct arch_uprobe arch;
-};
-
-struct vm_special_mapping {
-	const char *name;
-	struct page **pages;
-	vm_fault_t (*fault)(const struct vm_special_mapping *, struct vm_area_struct *, struct vm_fault *);
-	int (*mremap)(const struct vm_special_mapping *, struct vm_area_struct *);
-};
-
-struct xol_area {
-	wait_queue_head_t wq;
-	atomic_t slot_count;
-	long unsigned int *bitmap;
-	struct vm_special_mapping xol_mapping;
-	struct page *pages[2];
-	long unsigned int vaddr;
-};
-
-typedef int filler_t(struct file *, struct folio *);
-
-struct page_vma_mapped_walk {
-	long unsigned int pfn;
-	long unsigned int nr_pages;
-	long unsigned int pgoff;
-	struct vm_area_struct *vma;
-	long unsigned int address;
-	pmd_t *pmd;
-	pte_t *pte;
-	spinlock_t *ptl;
-	unsigned int flags;
-};
-
-struct mmu_notifier_range {
-	long unsigned int start;
-	long unsigned int end;
-};
-
-struct delayed_uprobe {
-	struct list_head list;
-	struct uprobe *uprobe;
-	struct mm_struct *mm;
-};
-
-struct __uprobe_key {
-	struct inode *inode;
-	loff_t offset;
-};
-
-struct map_info {
-	struct map_info *next;
-	struct mm_struct *mm;
-	long unsigned int vaddr;
+struct bp_cpuinfo {
+	unsigned int cpu_pinned;
+	struct bp_slots_histogram tsk_pinned;
 };
 
 struct reciprocal_value {
@@ -26191,6 +27904,64 @@ struct kmem_cache_node {
 
 typedef unsigned int zap_flags_t;
 
+enum vm_event_item {
+	PGPGIN = 0,
+	PGPGOUT = 1,
+	PSWPIN = 2,
+	PSWPOUT = 3,
+	PGALLOC_DMA32 = 4,
+	PGALLOC_NORMAL = 5,
+	PGALLOC_MOVABLE = 6,
+	ALLOCSTALL_DMA32 = 7,
+	ALLOCSTALL_NORMAL = 8,
+	ALLOCSTALL_MOVABLE = 9,
+	PGSCAN_SKIP_DMA32 = 10,
+	PGSCAN_SKIP_NORMAL = 11,
+	PGSCAN_SKIP_MOVABLE = 12,
+	PGFREE = 13,
+	PGACTIVATE = 14,
+	PGDEACTIVATE = 15,
+	PGLAZYFREE = 16,
+	PGFAULT = 17,
+	PGMAJFAULT = 18,
+	PGLAZYFREED = 19,
+	PGREFILL = 20,
+	PGREUSE = 21,
+	PGSTEAL_KSWAPD = 22,
+	PGSTEAL_DIRECT = 23,
+	PGDEMOTE_KSWAPD = 24,
+	PGDEMOTE_DIRECT = 25,
+	PGSCAN_KSWAPD = 26,
+	PGSCAN_DIRECT = 27,
+	PGSCAN_DIRECT_THROTTLE = 28,
+	PGSCAN_ANON = 29,
+	PGSCAN_FILE = 30,
+	PGSTEAL_ANON = 31,
+	PGSTEAL_FILE = 32,
+	PGINODESTEAL = 33,
+	SLABS_SCANNED = 34,
+	KSWAPD_INODESTEAL = 35,
+	KSWAPD_LOW_WMARK_HIT_QUICKLY = 36,
+	KSWAPD_HIGH_WMARK_HIT_QUICKLY = 37,
+	PAGEOUTRUN = 38,
+	PGROTATED = 39,
+	DROP_PAGECACHE = 40,
+	DROP_SLAB = 41,
+	OOM_KILL = 42,
+	UNEVICTABLE_PGCULLED = 43,
+	UNEVICTABLE_PGSCANNED = 44,
+	UNEVICTABLE_PGRESCUED = 45,
+	UNEVICTABLE_PGMLOCKED = 46,
+	UNEVICTABLE_PGMUNLOCKED = 47,
+	UNEVICTABLE_PGCLEARED = 48,
+	UNEVICTABLE_PGSTRANDED = 49,
+	SWAP_RA = 50,
+	SWAP_RA_HIT = 51,
+	DIRECT_MAP_LEVEL2_SPLIT = 52,
+	DIRECT_MAP_LEVEL3_SPLIT = 53,
+	NR_VM_EVENT_ITEMS = 54,
+};
+
 struct zap_details {
 	struct folio *single_folio;
 	bool even_cows;
@@ -26227,6 +27998,40 @@ enum memcg_memory_event {
 	MEMCG_SWAP_MAX = 7,
 	MEMCG_SWAP_FAIL = 8,
 	MEMCG_NR_MEMORY_EVENTS = 9,
+};
+
+struct mmu_notifier_range {
+	long unsigned int start;
+	long unsigned int end;
+};
+
+struct mmu_gather_batch {
+	struct mmu_gather_batch *next;
+	unsigned int nr;
+	unsigned int max;
+	struct page *pages[0];
+};
+
+struct mmu_gather {
+	struct mm_struct *mm;
+	long unsigned int start;
+	long unsigned int end;
+	unsigned int fullmm: 1;
+	unsigned int need_flush_all: 1;
+	unsigned int freed_tables: 1;
+	unsigned int cleared_ptes: 1;
+	unsigned int cleared_pmds: 1;
+	unsigned int cleared_puds: 1;
+	unsigned int cleared_p4ds: 1;
+	unsigned int vma_exec: 1;
+	unsigned int vma_huge: 1;
+	unsigned int vma_pfn: 1;
+	unsigned int unshared_tables: 1;
+	unsigned int fully_unshared_tables: 1;
+	unsigned int batch_count;
+	struct mmu_gather_batch *active;
+	struct mmu_gather_batch local;
+	struct page *__pages[8];
 };
 
 struct trace_event_raw_oom_score_adj_update {
@@ -26317,10 +28122,6 @@ typedef void (*btf_trace_start_task_reaping)(void *, int);
 typedef void (*btf_trace_finish_task_reaping)(void *, int);
 
 typedef void (*btf_trace_skip_task_reaping)(void *, int);
-
-struct __large_struct {
-	long unsigned int buf[100];
-};
 
 enum migrate_reason {
 	MR_COMPACTION = 0,
@@ -26978,15 +28779,6 @@ typedef struct {
 	long unsigned int pd;
 } hugepd_t;
 
-enum tlb_flush_reason {
-	TLB_FLUSH_ON_TASK_SWITCH = 0,
-	TLB_REMOTE_SHOOTDOWN = 1,
-	TLB_LOCAL_SHOOTDOWN = 2,
-	TLB_LOCAL_MM_SHOOTDOWN = 3,
-	TLB_REMOTE_SEND_IPI = 4,
-	NR_TLB_FLUSH_REASONS = 5,
-};
-
 struct anon_vma_chain {
 	struct vm_area_struct *vma;
 	struct anon_vma *anon_vma;
@@ -26996,6 +28788,18 @@ struct anon_vma_chain {
 };
 
 typedef int rmap_t;
+
+struct page_vma_mapped_walk {
+	long unsigned int pfn;
+	long unsigned int nr_pages;
+	long unsigned int pgoff;
+	struct vm_area_struct *vma;
+	long unsigned int address;
+	pmd_t *pmd;
+	pte_t *pte;
+	spinlock_t *ptl;
+	unsigned int flags;
+};
 
 struct rmap_walk_control {
 	void *arg;
@@ -27071,27 +28875,6 @@ struct va_format {
 	va_list *va;
 };
 
-struct sysinfo {
-	__kernel_long_t uptime;
-	__kernel_ulong_t loads[3];
-	__kernel_ulong_t totalram;
-	__kernel_ulong_t freeram;
-	__kernel_ulong_t sharedram;
-	__kernel_ulong_t bufferram;
-	__kernel_ulong_t totalswap;
-	__kernel_ulong_t freeswap;
-	__u16 procs;
-	__u16 pad;
-	__kernel_ulong_t totalhigh;
-	__kernel_ulong_t freehigh;
-	__u32 mem_unit;
-	char _f[0];
-};
-
-struct static_key_true {
-	struct static_key key;
-};
-
 enum pageblock_bits {
 	PB_migrate = 0,
 	PB_migrate_end = 2,
@@ -27143,6 +28926,18 @@ typedef int fpi_t;
 
 struct capture_control;
 
+enum {
+	__PERCPU_REF_ATOMIC = 1,
+	__PERCPU_REF_DEAD = 2,
+	__PERCPU_REF_ATOMIC_DEAD = 3,
+	__PERCPU_REF_FLAG_BITS = 2,
+};
+
+enum xa_lock_type {
+	XA_LOCK_IRQ = 1,
+	XA_LOCK_BH = 2,
+};
+
 struct vma_swap_readahead {
 	short unsigned int win;
 	short unsigned int offset;
@@ -27180,116 +28975,67 @@ struct dma_page {
 	unsigned int offset;
 };
 
-typedef u32 depot_stack_handle_t;
+typedef unsigned int xa_mark_t;
 
-enum stat_item {
-	ALLOC_FASTPATH = 0,
-	ALLOC_SLOWPATH = 1,
-	FREE_FASTPATH = 2,
-	FREE_SLOWPATH = 3,
-	FREE_FROZEN = 4,
-	FREE_ADD_PARTIAL = 5,
-	FREE_REMOVE_PARTIAL = 6,
-	ALLOC_FROM_PARTIAL = 7,
-	ALLOC_SLAB = 8,
-	ALLOC_REFILL = 9,
-	ALLOC_NODE_MISMATCH = 10,
-	FREE_SLAB = 11,
-	CPUSLAB_FLUSH = 12,
-	DEACTIVATE_FULL = 13,
-	DEACTIVATE_EMPTY = 14,
-	DEACTIVATE_TO_HEAD = 15,
-	DEACTIVATE_TO_TAIL = 16,
-	DEACTIVATE_REMOTE_FREES = 17,
-	DEACTIVATE_BYPASS = 18,
-	ORDER_FALLBACK = 19,
-	CMPXCHG_DOUBLE_CPU_FAIL = 20,
-	CMPXCHG_DOUBLE_FAIL = 21,
-	CPU_PARTIAL_ALLOC = 22,
-	CPU_PARTIAL_FREE = 23,
-	CPU_PARTIAL_NODE = 24,
-	CPU_PARTIAL_DRAIN = 25,
-	NR_SLUB_STAT_ITEMS = 26,
+enum {
+	XA_CHECK_SCHED = 4096,
 };
 
-struct partial_context {
-	struct slab **slab;
-	gfp_t flags;
-	unsigned int orig_size;
+struct kstatfs {
+	long int f_type;
+	long int f_bsize;
+	u64 f_blocks;
+	u64 f_bfree;
+	u64 f_bavail;
+	u64 f_files;
+	u64 f_ffree;
+	__kernel_fsid_t f_fsid;
+	long int f_namelen;
+	long int f_frsize;
+	long int f_flags;
+	long int f_spare[4];
 };
 
-struct track {
-	long unsigned int addr;
-	depot_stack_handle_t handle;
-	int cpu;
-	int pid;
-	long unsigned int when;
+enum {
+	HUGETLB_SHMFS_INODE = 1,
+	HUGETLB_ANONHUGE_INODE = 2,
 };
 
-enum track_item {
-	TRACK_ALLOC = 0,
-	TRACK_FREE = 1,
+struct shared_policy {};
+
+struct simple_xattrs {
+	struct list_head head;
+	spinlock_t lock;
 };
 
-struct slub_flush_work {
-	struct work_struct work;
-	struct kmem_cache *s;
-	bool skip;
-};
-
-struct detached_freelist {
-	struct slab *slab;
-	void *tail;
-	void *freelist;
-	int cnt;
-	struct kmem_cache *s;
-};
-
-enum slab_stat_type {
-	SL_ALL = 0,
-	SL_PARTIAL = 1,
-	SL_CPU = 2,
-	SL_OBJECTS = 3,
-	SL_TOTAL = 4,
-};
-
-struct slab_attribute {
-	struct attribute attr;
-	ssize_t (*show)(struct kmem_cache *, char *);
-	ssize_t (*store)(struct kmem_cache *, const char *, size_t);
-};
-
-struct saved_alias {
-	struct kmem_cache *s;
-	const char *name;
-	struct saved_alias *next;
-};
-
-enum slab_modes {
-	M_NONE = 0,
-	M_PARTIAL = 1,
-	M_FULL = 2,
-	M_FREE = 3,
-	M_FULL_NOLIST = 4,
+struct shmem_inode_info {
+	spinlock_t lock;
+	unsigned int seals;
+	long unsigned int flags;
+	long unsigned int alloced;
+	long unsigned int swapped;
+	long unsigned int fallocend;
+	struct list_head shrinklist;
+	struct list_head swaplist;
+	struct shared_policy policy;
+	struct simple_xattrs xattrs;
+	atomic_t stop_eviction;
+	struct timespec64 i_crtime;
+	unsigned int fsflags;
+	struct inode vfs_inode;
 };
 
 typedef __kernel_long_t __kernel_off_t;
 
 typedef __kernel_off_t off_t;
 
-enum iter_type {
-	ITER_IOVEC = 0,
-	ITER_KVEC = 1,
-	ITER_BVEC = 2,
-	ITER_PIPE = 3,
-	ITER_XARRAY = 4,
-	ITER_DISCARD = 5,
-	ITER_UBUF = 6,
+struct open_how {
+	__u64 flags;
+	__u64 mode;
+	__u64 resolve;
 };
 
 typedef int __kernel_rwf_t;
-
-typedef __kernel_rwf_t rwf_t;
 
 enum fsnotify_data_type {
 	FSNOTIFY_EVENT_NONE = 0,
@@ -27299,80 +29045,103 @@ enum fsnotify_data_type {
 	FSNOTIFY_EVENT_ERROR = 4,
 };
 
-enum vfs_get_super_keying {
-	vfs_get_single_super = 0,
-	vfs_get_single_reconf_super = 1,
-	vfs_get_keyed_super = 2,
-	vfs_get_independent_super = 3,
+struct open_flags {
+	int open_flag;
+	umode_t mode;
+	int acc_mode;
+	int intent;
+	int lookup_flags;
 };
 
-struct stat {
-	__kernel_ulong_t st_dev;
-	__kernel_ulong_t st_ino;
-	__kernel_ulong_t st_nlink;
-	unsigned int st_mode;
-	unsigned int st_uid;
-	unsigned int st_gid;
-	unsigned int __pad0;
-	__kernel_ulong_t st_rdev;
-	__kernel_long_t st_size;
-	__kernel_long_t st_blksize;
-	__kernel_long_t st_blocks;
-	__kernel_ulong_t st_atime;
-	__kernel_ulong_t st_atime_nsec;
-	__kernel_ulong_t st_mtime;
-	__kernel_ulong_t st_mtime_nsec;
-	__kernel_ulong_t st_ctime;
-	__kernel_ulong_t st_ctime_nsec;
-	__kernel_long_t __unused[3];
+struct files_stat_struct {
+	long unsigned int nr_files;
+	long unsigned int nr_free_files;
+	long unsigned int max_files;
 };
 
-struct __old_kernel_stat {
-	short unsigned int st_dev;
-	short unsigned int st_ino;
-	short unsigned int st_mode;
-	short unsigned int st_nlink;
-	short unsigned int st_uid;
-	short unsigned int st_gid;
-	short unsigned int st_rdev;
-	unsigned int st_size;
-	unsigned int st_atime;
-	unsigned int st_mtime;
-	unsigned int st_ctime;
+typedef struct kobject *kobj_probe_t(dev_t, int *, void *);
+
+struct char_device_struct {
+	struct char_device_struct *next;
+	unsigned int major;
+	unsigned int baseminor;
+	int minorct;
+	char name[64];
+	struct cdev *cdev;
 };
 
-struct statx_timestamp {
-	__s64 tv_sec;
-	__u32 tv_nsec;
-	__s32 __reserved;
+typedef short unsigned int ushort;
+
+struct user_arg_ptr {
+	union {
+		const char * const *native;
+	} ptr;
 };
 
-struct statx {
-	__u32 stx_mask;
-	__u32 stx_blksize;
-	__u64 stx_attributes;
-	__u32 stx_nlink;
-	__u32 stx_uid;
-	__u32 stx_gid;
-	__u16 stx_mode;
-	__u16 __spare0[1];
-	__u64 stx_ino;
-	__u64 stx_size;
-	__u64 stx_blocks;
-	__u64 stx_attributes_mask;
-	struct statx_timestamp stx_atime;
-	struct statx_timestamp stx_btime;
-	struct statx_timestamp stx_ctime;
-	struct statx_timestamp stx_mtime;
-	__u32 stx_rdev_major;
-	__u32 stx_rdev_minor;
-	__u32 stx_dev_major;
-	__u32 stx_dev_minor;
-	__u64 stx_mnt_id;
-	__u32 stx_dio_mem_align;
-	__u32 stx_dio_offset_align;
-	__u64 __spare3[12];
+struct name_snapshot {
+	struct qstr name;
+	unsigned char inline_name[32];
 };
+
+struct saved {
+	struct path link;
+	struct delayed_call done;
+	const char *name;
+	unsigned int seq;
+};
+
+struct nameidata {
+	struct path path;
+	struct qstr last;
+	struct path root;
+	struct inode *inode;
+	unsigned int flags;
+	unsigned int state;
+	unsigned int seq;
+	unsigned int next_seq;
+	unsigned int m_seq;
+	unsigned int r_seq;
+	int last_type;
+	unsigned int depth;
+	int total_link_count;
+	struct saved *stack;
+	struct saved internal[2];
+	struct filename *name;
+	struct nameidata *saved;
+	unsigned int root_seq;
+	int dfd;
+	kuid_t dir_uid;
+	umode_t dir_mode;
+};
+
+enum inode_i_mutex_lock_class {
+	I_MUTEX_NORMAL = 0,
+	I_MUTEX_PARENT = 1,
+	I_MUTEX_CHILD = 2,
+	I_MUTEX_XATTR = 3,
+	I_MUTEX_NONDIR2 = 4,
+	I_MUTEX_PARENT2 = 5,
+};
+
+struct renamedata {
+	struct user_namespace *old_mnt_userns;
+	struct inode *old_dir;
+	struct dentry *old_dentry;
+	struct user_namespace *new_mnt_userns;
+	struct inode *new_dir;
+	struct dentry *new_dentry;
+	struct inode **delegated_inode;
+	unsigned int flags;
+};
+
+enum {
+	LAST_NORM = 0,
+	LAST_ROOT = 1,
+	LAST_DOT = 2,
+	LAST_DOTDOT = 3,
+};
+
+typedef int filler_t(struct file *, struct folio *);
 
 struct mount;
 
@@ -27442,66 +29211,102 @@ struct mountpoint {
 	int m_count;
 };
 
-enum inode_i_mutex_lock_class {
-	I_MUTEX_NORMAL = 0,
-	I_MUTEX_PARENT = 1,
-	I_MUTEX_CHILD = 2,
-	I_MUTEX_XATTR = 3,
-	I_MUTEX_NONDIR2 = 4,
-	I_MUTEX_PARENT2 = 5,
+enum {
+	WALK_TRAILING = 1,
+	WALK_MORE = 2,
+	WALK_NOFOLLOW = 4,
 };
 
-struct pseudo_fs_context {
-	const struct super_operations *ops;
-	const struct xattr_handler **xattr;
-	const struct dentry_operations *dops;
-	long unsigned int magic;
+struct word_at_a_time {
+	const long unsigned int one_bits;
+	const long unsigned int high_bits;
 };
 
-struct f_owner_ex {
-	int type;
-	__kernel_pid_t pid;
+struct linux_dirent64 {
+	u64 d_ino;
+	s64 d_off;
+	short unsigned int d_reclen;
+	unsigned char d_type;
+	char d_name[0];
 };
 
-struct flock {
-	short int l_type;
-	short int l_whence;
-	__kernel_off_t l_start;
-	__kernel_off_t l_len;
-	__kernel_pid_t l_pid;
+struct old_linux_dirent {
+	long unsigned int d_ino;
+	long unsigned int d_offset;
+	short unsigned int d_namlen;
+	char d_name[1];
 };
 
-struct file_clone_range {
-	__s64 src_fd;
-	__u64 src_offset;
-	__u64 src_length;
-	__u64 dest_offset;
+struct readdir_callback {
+	struct dir_context ctx;
+	struct old_linux_dirent *dirent;
+	int result;
 };
 
-struct file_dedupe_range_info {
-	__s64 dest_fd;
-	__u64 dest_offset;
-	__u64 bytes_deduped;
-	__s32 status;
-	__u32 reserved;
+struct linux_dirent {
+	long unsigned int d_ino;
+	long unsigned int d_off;
+	short unsigned int d_reclen;
+	char d_name[1];
 };
 
-struct file_dedupe_range {
-	__u64 src_offset;
-	__u64 src_length;
-	__u16 dest_count;
-	__u16 reserved1;
-	__u32 reserved2;
-	struct file_dedupe_range_info info[0];
+struct getdents_callback {
+	struct dir_context ctx;
+	struct linux_dirent *current_dir;
+	int prev_reclen;
+	int count;
+	int error;
 };
 
-struct fsxattr {
-	__u32 fsx_xflags;
-	__u32 fsx_extsize;
-	__u32 fsx_nextents;
-	__u32 fsx_projid;
-	__u32 fsx_cowextsize;
-	unsigned char fsx_pad[8];
+struct getdents_callback64 {
+	struct dir_context ctx;
+	struct linux_dirent64 *current_dir;
+	int prev_reclen;
+	int count;
+	int error;
+};
+
+enum dentry_d_lock_class {
+	DENTRY_D_LOCK_NORMAL = 0,
+	DENTRY_D_LOCK_NESTED = 1,
+};
+
+struct dentry_stat_t {
+	long int nr_dentry;
+	long int nr_unused;
+	long int age_limit;
+	long int want_pages;
+	long int nr_negative;
+	long int dummy;
+};
+
+struct external_name {
+	union {
+		atomic_t count;
+		struct callback_head head;
+	} u;
+	unsigned char name[0];
+};
+
+enum d_walk_ret {
+	D_WALK_CONTINUE = 0,
+	D_WALK_QUIT = 1,
+	D_WALK_NORETRY = 2,
+	D_WALK_SKIP = 3,
+};
+
+struct check_mount {
+	struct vfsmount *mnt;
+	unsigned int mounted;
+};
+
+struct select_data {
+	struct dentry *start;
+	union {
+		long int found;
+		struct dentry *victim;
+	};
+	struct list_head dispose;
 };
 
 struct fiemap_extent;
@@ -27513,27 +29318,6 @@ struct fiemap_extent_info {
 	struct fiemap_extent *fi_extents_start;
 };
 
-struct fileattr {
-	u32 flags;
-	u32 fsx_xflags;
-	u32 fsx_extsize;
-	u32 fsx_nextents;
-	u32 fsx_projid;
-	u32 fsx_cowextsize;
-	bool flags_valid: 1;
-	bool fsx_valid: 1;
-};
-
-struct space_resv {
-	__s16 l_type;
-	__s16 l_whence;
-	__s64 l_start;
-	__s64 l_len;
-	__s32 l_sysid;
-	__u32 l_pid;
-	__s32 l_pad[4];
-};
-
 struct fiemap_extent {
 	__u64 fe_logical;
 	__u64 fe_physical;
@@ -27543,180 +29327,8 @@ struct fiemap_extent {
 	__u32 fe_reserved[3];
 };
 
-struct fiemap {
-	__u64 fm_start;
-	__u64 fm_length;
-	__u32 fm_flags;
-	__u32 fm_mapped_extents;
-	__u32 fm_extent_count;
-	__u32 fm_reserved;
-	struct fiemap_extent fm_extents[0];
-};
-
-typedef struct {
-	long unsigned int fds_bits[16];
-} __kernel_fd_set;
-
-typedef __kernel_fd_set fd_set;
-
-struct __kernel_old_timeval {
-	__kernel_long_t tv_sec;
-	__kernel_long_t tv_usec;
-};
-
-struct old_timeval32 {
-	old_time32_t tv_sec;
-	s32 tv_usec;
-};
-
-struct poll_table_entry {
-	struct file *filp;
-	__poll_t key;
-	wait_queue_entry_t wait;
-	wait_queue_head_t *wait_address;
-};
-
-struct poll_table_page;
-
-struct poll_wqueues {
-	poll_table pt;
-	struct poll_table_page *table;
-	struct task_struct *polling_task;
-	int triggered;
-	int error;
-	int inline_index;
-	struct poll_table_entry inline_entries[9];
-};
-
-struct poll_table_page {
-	struct poll_table_page *next;
-	struct poll_table_entry *entry;
-	struct poll_table_entry entries[0];
-};
-
-struct ip_ra_chain {
-	struct ip_ra_chain *next;
-	struct sock *sk;
-	union {
-		void (*destructor)(struct sock *);
-		struct sock *saved_sk;
-	};
-	struct callback_head rcu;
-};
-
-struct inet_peer_base {
-	struct rb_root rb_root;
-	seqlock_t lock;
-	int total;
-};
-
-struct lwtunnel_state {
-	__u16 type;
-	__u16 flags;
-	__u16 headroom;
-	atomic_t refcnt;
-	int (*orig_output)(struct net *, struct sock *, struct sk_buff *);
-	int (*orig_input)(struct sk_buff *);
-	struct callback_head rcu;
-	__u8 data[0];
-};
-
-enum {
-	__ND_OPT_PREFIX_INFO_END = 0,
-	ND_OPT_SOURCE_LL_ADDR = 1,
-	ND_OPT_TARGET_LL_ADDR = 2,
-	ND_OPT_PREFIX_INFO = 3,
-	ND_OPT_REDIRECT_HDR = 4,
-	ND_OPT_MTU = 5,
-	ND_OPT_NONCE = 14,
-	__ND_OPT_ARRAY_MAX = 15,
-	ND_OPT_ROUTE_INFO = 24,
-	ND_OPT_RDNSS = 25,
-	ND_OPT_DNSSL = 31,
-	ND_OPT_6CO = 34,
-	ND_OPT_CAPTIVE_PORTAL = 37,
-	ND_OPT_PREF64 = 38,
-	__ND_OPT_MAX = 39,
-};
-
-struct nd_opt_hdr {
-	__u8 nd_opt_type;
-	__u8 nd_opt_len;
-};
-
-struct ndisc_options {
-	struct nd_opt_hdr *nd_opt_array[15];
-	struct nd_opt_hdr *nd_useropts;
-	struct nd_opt_hdr *nd_useropts_end;
-};
-
-struct prefix_info {
-	__u8 type;
-	__u8 length;
-	__u8 prefix_len;
-	union {
-		__u8 flags;
-		struct {
-			__u8 reserved: 6;
-			__u8 autoconf: 1;
-			__u8 onlink: 1;
-		};
-	};
-	__be32 valid;
-	__be32 prefered;
-	__be32 reserved2;
-	struct in6_addr prefix;
-};
-
-enum poll_time_type {
-	PT_TIMEVAL = 0,
-	PT_OLD_TIMEVAL = 1,
-	PT_TIMESPEC = 2,
-	PT_OLD_TIMESPEC = 3,
-};
-
-typedef struct {
-	long unsigned int *in;
-	long unsigned int *out;
-	long unsigned int *ex;
-	long unsigned int *res_in;
-	long unsigned int *res_out;
-	long unsigned int *res_ex;
-} fd_set_bits;
-
-struct sigset_argpack {
-	sigset_t *p;
-	size_t size;
-};
-
-struct poll_list {
-	struct poll_list *next;
-	int len;
-	struct pollfd entries[0];
-};
-
-typedef int wait_bit_action_f(struct wait_bit_key *, int);
-
-struct inodes_stat_t {
-	long int nr_inodes;
-	long int nr_unused;
-	long int dummy[5];
-};
-
-enum rw_hint {
-	WRITE_LIFE_NOT_SET = 0,
-	WRITE_LIFE_NONE = 1,
-	WRITE_LIFE_SHORT = 2,
-	WRITE_LIFE_MEDIUM = 3,
-	WRITE_LIFE_LONG = 4,
-	WRITE_LIFE_EXTREME = 5,
-};
-
-enum file_time_flags {
-	S_ATIME = 1,
-	S_MTIME = 2,
-	S_CTIME = 4,
-	S_VERSION = 8,
+struct ida {
+	struct xarray xa;
 };
 
 struct mount_attr {
@@ -27748,24 +29360,12 @@ enum umount_tree_flags {
 	UMOUNT_CONNECTED = 4,
 };
 
-enum dentry_d_lock_class {
-	DENTRY_D_LOCK_NORMAL = 0,
-	DENTRY_D_LOCK_NESTED = 1,
-};
+typedef __kernel_ulong_t ino_t;
 
-struct kstatfs {
-	long int f_type;
-	long int f_bsize;
-	u64 f_blocks;
-	u64 f_bfree;
-	u64 f_bavail;
-	u64 f_files;
-	u64 f_ffree;
-	__kernel_fsid_t f_fsid;
-	long int f_namelen;
-	long int f_frsize;
-	long int f_flags;
-	long int f_spare[4];
+struct tree_descr {
+	const char *name;
+	const struct file_operations *ops;
+	int mode;
 };
 
 struct simple_transaction_argresp {
@@ -27826,6 +29426,8 @@ struct simple_attr {
 	const char *fmt;
 	struct mutex mutex;
 };
+
+typedef __kernel_rwf_t rwf_t;
 
 struct splice_desc {
 	size_t total_len;
@@ -27893,12 +29495,11 @@ struct statfs64 {
 	__kernel_long_t f_spare[4];
 };
 
-struct fs_pin {
-	wait_queue_head_t wait;
-	int done;
-	struct hlist_node s_list;
-	struct hlist_node m_list;
-	void (*kill)(struct fs_pin *);
+typedef struct ns_common *ns_get_path_helper_t(void *);
+
+struct ns_get_path_task_args {
+	const struct proc_ns_operations *ns_ops;
+	struct task_struct *task;
 };
 
 struct constant_table {
@@ -27906,16 +29507,32 @@ struct constant_table {
 	int value;
 };
 
-enum legacy_fs_param {
-	LEGACY_FS_UNSET_PARAMS = 0,
-	LEGACY_FS_MONOLITHIC_PARAMS = 1,
-	LEGACY_FS_INDIVIDUAL_PARAMS = 2,
+enum fsconfig_command {
+	FSCONFIG_SET_FLAG = 0,
+	FSCONFIG_SET_STRING = 1,
+	FSCONFIG_SET_BINARY = 2,
+	FSCONFIG_SET_PATH = 3,
+	FSCONFIG_SET_PATH_EMPTY = 4,
+	FSCONFIG_SET_FD = 5,
+	FSCONFIG_CMD_CREATE = 6,
+	FSCONFIG_CMD_RECONFIGURE = 7,
 };
 
-struct legacy_fs_context {
-	char *legacy_data;
-	size_t data_size;
-	enum legacy_fs_param param_type;
+struct file_dedupe_range_info {
+	__s64 dest_fd;
+	__u64 dest_offset;
+	__u64 bytes_deduped;
+	__s32 status;
+	__u32 reserved;
+};
+
+struct file_dedupe_range {
+	__u64 src_offset;
+	__u64 src_length;
+	__u16 dest_count;
+	__u16 reserved1;
+	__u32 reserved2;
+	struct file_dedupe_range_info info[0];
 };
 
 struct iomap_ops {
@@ -28071,9 +29688,9 @@ struct mpage_data {
 	get_block_t *get_block;
 };
 
-struct name_snapshot {
-	struct qstr name;
-	unsigned char inline_name[32];
+struct wait_bit_queue_entry {
+	struct wait_bit_key key;
+	struct wait_queue_entry wq_entry;
 };
 
 struct fsnotify_group;
@@ -28189,6 +29806,21 @@ struct inotify_event_info {
 	char name[0];
 };
 
+enum siginfo_layout {
+	SIL_KILL = 0,
+	SIL_TIMER = 1,
+	SIL_POLL = 2,
+	SIL_FAULT = 3,
+	SIL_FAULT_TRAPNO = 4,
+	SIL_FAULT_MCEERR = 5,
+	SIL_FAULT_BNDERR = 6,
+	SIL_FAULT_PKUERR = 7,
+	SIL_FAULT_PERF_EVENT = 8,
+	SIL_CHLD = 9,
+	SIL_RT = 10,
+	SIL_SYS = 11,
+};
+
 struct signalfd_siginfo {
 	__u32 ssi_signo;
 	__s32 ssi_errno;
@@ -28224,6 +29856,20 @@ struct eventfd_ctx {
 	__u64 count;
 	unsigned int flags;
 	int id;
+};
+
+struct srcu_notifier_head {
+	struct mutex mutex;
+	struct srcu_struct srcu;
+	struct notifier_block *head;
+};
+
+struct flock {
+	short int l_type;
+	short int l_whence;
+	__kernel_off_t l_start;
+	__kernel_off_t l_len;
+	__kernel_pid_t l_pid;
 };
 
 struct flock64 {
@@ -28342,24 +29988,44 @@ struct locks_iterator {
 	loff_t li_pos;
 };
 
-struct elf64_phdr {
-	Elf64_Word p_type;
-	Elf64_Word p_flags;
-	Elf64_Off p_offset;
-	Elf64_Addr p_vaddr;
-	Elf64_Addr p_paddr;
-	Elf64_Xword p_filesz;
-	Elf64_Xword p_memsz;
-	Elf64_Xword p_align;
+enum {
+	MBE_REFERENCED_B = 0,
+	MBE_REUSABLE_B = 1,
 };
 
-struct elf64_note {
-	Elf64_Word n_namesz;
-	Elf64_Word n_descsz;
-	Elf64_Word n_type;
+struct mb_cache_entry {
+	struct list_head e_list;
+	struct hlist_bl_node e_hash_list;
+	atomic_t e_refcnt;
+	u32 e_key;
+	long unsigned int e_flags;
+	u64 e_value;
 };
 
-struct arch_elf_state {};
+struct mb_cache {
+	struct hlist_bl_head *c_hash;
+	int c_bucket_bits;
+	long unsigned int c_max_entries;
+	spinlock_t c_list_lock;
+	struct list_head c_list;
+	long unsigned int c_entry_count;
+	struct shrinker c_shrink;
+	struct work_struct c_shrink_work;
+};
+
+typedef __u16 __le16;
+
+typedef __u32 __le32;
+
+struct posix_acl_xattr_entry {
+	__le16 e_tag;
+	__le16 e_perm;
+	__le32 e_id;
+};
+
+struct posix_acl_xattr_header {
+	__le32 a_version;
+};
 
 struct dax_device;
 
@@ -28466,6 +30132,24 @@ typedef void (*btf_trace_iomap_iter_srcmap)(void *, struct inode *, struct iomap
 typedef void (*btf_trace_iomap_writepage_map)(void *, struct inode *, struct iomap *);
 
 typedef void (*btf_trace_iomap_iter)(void *, struct iomap_iter *, const void *, long unsigned int);
+
+enum vm_fault_reason {
+	VM_FAULT_OOM = 1,
+	VM_FAULT_SIGBUS = 2,
+	VM_FAULT_MAJOR = 4,
+	VM_FAULT_WRITE = 8,
+	VM_FAULT_HWPOISON = 16,
+	VM_FAULT_HWPOISON_LARGE = 32,
+	VM_FAULT_SIGSEGV = 64,
+	VM_FAULT_NOPAGE = 256,
+	VM_FAULT_LOCKED = 512,
+	VM_FAULT_RETRY = 1024,
+	VM_FAULT_FALLBACK = 2048,
+	VM_FAULT_DONE_COW = 4096,
+	VM_FAULT_NEEDDSYNC = 8192,
+	VM_FAULT_COMPLETED = 16384,
+	VM_FAULT_HINDEX_MASK = 983040,
+};
 
 struct folio_iter {
 	struct folio *folio;
@@ -28664,48 +30348,6 @@ struct ss_tmp {
 	spinlock_t *lock_irqsave;
 };
 
-struct ipc_ids {
-	int in_use;
-	short unsigned int seq;
-	struct rw_semaphore rwsem;
-	struct idr ipcs_idr;
-	int max_idx;
-	int last_idx;
-	struct rhashtable key_ht;
-};
-
-struct ipc_namespace {
-	struct ipc_ids ids[3];
-	int sem_ctls[4];
-	int used_sems;
-	unsigned int msg_ctlmax;
-	unsigned int msg_ctlmnb;
-	unsigned int msg_ctlmni;
-	struct percpu_counter percpu_msg_bytes;
-	struct percpu_counter percpu_msg_hdrs;
-	size_t shm_ctlmax;
-	size_t shm_ctlall;
-	long unsigned int shm_tot;
-	int shm_ctlmni;
-	int shm_rmid_forced;
-	struct notifier_block ipcns_nb;
-	struct vfsmount *mq_mnt;
-	unsigned int mq_queues_count;
-	unsigned int mq_queues_max;
-	unsigned int mq_msg_max;
-	unsigned int mq_msgsize_max;
-	unsigned int mq_msg_default;
-	unsigned int mq_msgsize_default;
-	struct ctl_table_set mq_set;
-	struct ctl_table_header *mq_sysctls;
-	struct ctl_table_set ipc_set;
-	struct ctl_table_header *ipc_sysctls;
-	struct user_namespace *user_ns;
-	struct ucounts *ucounts;
-	struct llist_node mnt_llist;
-	struct ns_common ns;
-};
-
 typedef struct dentry *instantiate_t(struct dentry *, struct task_struct *, const void *);
 
 struct ctl_path {
@@ -28717,36 +30359,8 @@ struct sysctl_alias {
 	const char *sysctl_param;
 };
 
-struct simple_xattrs {
-	struct list_head head;
-	spinlock_t lock;
-};
-
-struct simple_xattr {
-	struct list_head list;
-	char *name;
-	size_t size;
-	char value[0];
-};
-
-enum kernfs_node_type {
-	KERNFS_DIR = 1,
-	KERNFS_FILE = 2,
-	KERNFS_LINK = 4,
-};
-
-enum kernfs_node_flag {
-	KERNFS_ACTIVATED = 16,
-	KERNFS_NS = 32,
-	KERNFS_HAS_SEQ_SHOW = 64,
-	KERNFS_HAS_MMAP = 128,
-	KERNFS_LOCKDEP = 256,
-	KERNFS_HIDDEN = 512,
-	KERNFS_SUICIDAL = 1024,
-	KERNFS_SUICIDED = 2048,
-	KERNFS_EMPTY_DIR = 4096,
-	KERNFS_HAS_RELEASE = 8192,
-	KERNFS_REMOVING = 16384,
+struct kernfs_global_locks {
+	struct mutex open_file_mutex[16];
 };
 
 enum kernfs_root_flag {
@@ -28789,11 +30403,89 @@ struct kernfs_syscall_ops {
 	int (*show_path)(struct seq_file *, struct kernfs_node *, struct kernfs_root *);
 };
 
+struct kernfs_fs_context {
+	struct kernfs_root *root;
+	void *ns_tag;
+	long unsigned int magic;
+	bool new_sb_created;
+};
+
 struct kernfs_super_info {
 	struct super_block *sb;
 	struct kernfs_root *root;
 	const void *ns;
 	struct list_head node;
+};
+
+enum kernfs_node_type {
+	KERNFS_DIR = 1,
+	KERNFS_FILE = 2,
+	KERNFS_LINK = 4,
+};
+
+enum kernfs_node_flag {
+	KERNFS_ACTIVATED = 16,
+	KERNFS_NS = 32,
+	KERNFS_HAS_SEQ_SHOW = 64,
+	KERNFS_HAS_MMAP = 128,
+	KERNFS_LOCKDEP = 256,
+	KERNFS_HIDDEN = 512,
+	KERNFS_SUICIDAL = 1024,
+	KERNFS_SUICIDED = 2048,
+	KERNFS_EMPTY_DIR = 4096,
+	KERNFS_HAS_RELEASE = 8192,
+	KERNFS_REMOVING = 16384,
+};
+
+struct kernfs_open_node {
+	struct callback_head callback_head;
+	atomic_t event;
+	wait_queue_head_t poll;
+	struct list_head files;
+	unsigned int nr_mmapped;
+	unsigned int nr_to_release;
+};
+
+struct match_token {
+	int token;
+	const char *pattern;
+};
+
+enum {
+	MAX_OPT_ARGS = 3,
+};
+
+typedef struct {
+	char *from;
+	char *to;
+} substring_t;
+
+struct pts_mount_opts {
+	int setuid;
+	int setgid;
+	kuid_t uid;
+	kgid_t gid;
+	umode_t mode;
+	umode_t ptmxmode;
+	int reserve;
+	int max;
+};
+
+enum {
+	Opt_uid = 0,
+	Opt_gid___2 = 1,
+	Opt_mode = 2,
+	Opt_ptmxmode = 3,
+	Opt_newinstance = 4,
+	Opt_max = 5,
+	Opt_err = 6,
+};
+
+struct pts_fs_info {
+	struct ida allocated_ptys;
+	struct pts_mount_opts mount_opts;
+	struct super_block *sb;
+	struct dentry *ptmx_dentry;
 };
 
 enum netfs_io_source {
@@ -28804,14 +30496,6 @@ enum netfs_io_source {
 };
 
 typedef void (*netfs_io_terminated_t)(void *, ssize_t, bool);
-
-struct netfs_request_ops;
-
-struct netfs_inode {
-	struct inode inode;
-	const struct netfs_request_ops *ops;
-	loff_t remote_i_size;
-};
 
 struct netfs_io_request;
 
@@ -28896,13 +30580,6 @@ struct netfs_io_request {
 	const struct netfs_request_ops *netfs_ops;
 };
 
-enum netfs_read_trace {
-	netfs_read_trace_expanded = 0,
-	netfs_read_trace_readahead = 1,
-	netfs_read_trace_readpage = 2,
-	netfs_read_trace_write_begin = 3,
-};
-
 enum netfs_rreq_trace {
 	netfs_rreq_trace_assess = 0,
 	netfs_rreq_trace_copy = 1,
@@ -28911,6 +30588,18 @@ enum netfs_rreq_trace {
 	netfs_rreq_trace_resubmit = 4,
 	netfs_rreq_trace_unlock = 5,
 	netfs_rreq_trace_unmark = 6,
+};
+
+enum netfs_sreq_trace {
+	netfs_sreq_trace_download_instead = 0,
+	netfs_sreq_trace_free = 1,
+	netfs_sreq_trace_prepare = 2,
+	netfs_sreq_trace_resubmit_short = 3,
+	netfs_sreq_trace_submit = 4,
+	netfs_sreq_trace_terminated = 5,
+	netfs_sreq_trace_write = 6,
+	netfs_sreq_trace_write_skip = 7,
+	netfs_sreq_trace_write_term = 8,
 };
 
 enum netfs_failure {
@@ -28933,18 +30622,6 @@ enum netfs_rreq_ref_trace {
 	netfs_rreq_trace_new = 8,
 };
 
-enum netfs_sreq_trace {
-	netfs_sreq_trace_download_instead = 0,
-	netfs_sreq_trace_free = 1,
-	netfs_sreq_trace_prepare = 2,
-	netfs_sreq_trace_resubmit_short = 3,
-	netfs_sreq_trace_submit = 4,
-	netfs_sreq_trace_terminated = 5,
-	netfs_sreq_trace_write = 6,
-	netfs_sreq_trace_write_skip = 7,
-	netfs_sreq_trace_write_term = 8,
-};
-
 enum netfs_sreq_ref_trace {
 	netfs_sreq_trace_get_copy_to_cache = 0,
 	netfs_sreq_trace_get_resubmit = 1,
@@ -28957,98 +30634,11 @@ enum netfs_sreq_ref_trace {
 	netfs_sreq_trace_put_terminated = 8,
 };
 
-struct trace_event_raw_netfs_read {
-	struct trace_entry ent;
-	unsigned int rreq;
-	unsigned int cookie;
-	loff_t start;
-	size_t len;
-	enum netfs_read_trace what;
-	unsigned int netfs_inode;
-	char __data[0];
+struct netfs_inode {
+	struct inode inode;
+	const struct netfs_request_ops *ops;
+	loff_t remote_i_size;
 };
-
-struct trace_event_raw_netfs_rreq {
-	struct trace_entry ent;
-	unsigned int rreq;
-	unsigned int flags;
-	enum netfs_io_origin origin;
-	enum netfs_rreq_trace what;
-	char __data[0];
-};
-
-struct trace_event_raw_netfs_sreq {
-	struct trace_entry ent;
-	unsigned int rreq;
-	short unsigned int index;
-	short int error;
-	short unsigned int flags;
-	enum netfs_io_source source;
-	enum netfs_sreq_trace what;
-	size_t len;
-	size_t transferred;
-	loff_t start;
-	char __data[0];
-};
-
-struct trace_event_raw_netfs_failure {
-	struct trace_entry ent;
-	unsigned int rreq;
-	short int index;
-	short int error;
-	short unsigned int flags;
-	enum netfs_io_source source;
-	enum netfs_failure what;
-	size_t len;
-	size_t transferred;
-	loff_t start;
-	char __data[0];
-};
-
-struct trace_event_raw_netfs_rreq_ref {
-	struct trace_entry ent;
-	unsigned int rreq;
-	int ref;
-	enum netfs_rreq_ref_trace what;
-	char __data[0];
-};
-
-struct trace_event_raw_netfs_sreq_ref {
-	struct trace_entry ent;
-	unsigned int rreq;
-	unsigned int subreq;
-	int ref;
-	enum netfs_sreq_ref_trace what;
-	char __data[0];
-};
-
-struct trace_event_data_offsets_netfs_read {};
-
-struct trace_event_data_offsets_netfs_rreq {};
-
-struct trace_event_data_offsets_netfs_sreq {};
-
-struct trace_event_data_offsets_netfs_failure {};
-
-struct trace_event_data_offsets_netfs_rreq_ref {};
-
-struct trace_event_data_offsets_netfs_sreq_ref {};
-
-typedef void (*btf_trace_netfs_read)(void *, struct netfs_io_request *, loff_t, size_t, enum netfs_read_trace);
-
-typedef void (*btf_trace_netfs_rreq)(void *, struct netfs_io_request *, enum netfs_rreq_trace);
-
-typedef void (*btf_trace_netfs_sreq)(void *, struct netfs_io_subrequest *, enum netfs_sreq_trace);
-
-typedef void (*btf_trace_netfs_failure)(void *, struct netfs_io_request *, struct netfs_io_subrequest *, int, enum netfs_failure);
-
-typedef void (*btf_trace_netfs_rreq_ref)(void *, unsigned int, int, enum netfs_rreq_ref_trace);
-
-typedef void (*btf_trace_netfs_sreq_ref)(void *, unsigned int, unsigned int, int, enum netfs_sreq_ref_trace);
-
-typedef __u16 __le16;
-
-typedef __u32 __le32;
 
 typedef __u64 __le64;
 
@@ -29201,35 +30791,16 @@ struct crypto_type {
 	unsigned int tfmsize;
 };
 
+struct crypto_shash;
+
+struct shash_desc {
+	struct crypto_shash *tfm;
+	void *__ctx[0];
+};
+
 struct crypto_shash {
 	unsigned int descsize;
 	struct crypto_tfm base;
-};
-
-struct jbd2_journal_handle;
-
-typedef struct jbd2_journal_handle handle_t;
-
-struct jbd2_journal_handle {
-	union {
-		transaction_t *h_transaction;
-		journal_t *h_journal;
-	};
-	handle_t *h_rsv_handle;
-	int h_total_credits;
-	int h_revoke_credits;
-	int h_revoke_credits_requested;
-	int h_ref;
-	int h_err;
-	unsigned int h_sync: 1;
-	unsigned int h_jdata: 1;
-	unsigned int h_reserved: 1;
-	unsigned int h_aborted: 1;
-	unsigned int h_type: 8;
-	unsigned int h_line_no: 16;
-	long unsigned int h_start_jiffies;
-	unsigned int h_requested_credits;
-	unsigned int saved_alloc_context;
 };
 
 struct transaction_run_stats_s {
@@ -29374,19 +30945,6 @@ struct journal_superblock_s {
 	__u8 s_users[768];
 };
 
-enum jbd_state_bits {
-	BH_JBD = 16,
-	BH_JWrite = 17,
-	BH_Freed = 18,
-	BH_Revoked = 19,
-	BH_RevokeValid = 20,
-	BH_JBDDirty = 21,
-	BH_JournalHead = 22,
-	BH_Shadow = 23,
-	BH_Verified = 24,
-	BH_JBDPrivateStart = 25,
-};
-
 struct jbd2_inode {
 	transaction_t *i_transaction;
 	transaction_t *i_next_transaction;
@@ -29421,18 +30979,6 @@ typedef long long unsigned int ext4_fsblk_t;
 typedef __u32 ext4_lblk_t;
 
 typedef unsigned int ext4_group_t;
-
-struct ext4_allocation_request {
-	struct inode *inode;
-	unsigned int len;
-	ext4_lblk_t logical;
-	ext4_lblk_t lleft;
-	ext4_lblk_t lright;
-	ext4_fsblk_t goal;
-	ext4_fsblk_t pleft;
-	ext4_fsblk_t pright;
-	unsigned int flags;
-};
 
 struct ext4_system_blocks {
 	struct rb_root root;
@@ -29471,18 +31017,6 @@ struct flex_groups {
 	atomic_t used_dirs;
 };
 
-struct extent_status {
-	struct rb_node rb_node;
-	ext4_lblk_t es_lblk;
-	ext4_lblk_t es_len;
-	ext4_fsblk_t es_pblk;
-};
-
-struct ext4_es_tree {
-	struct rb_root root;
-	struct extent_status *cache_es;
-};
-
 struct ext4_es_stats {
 	long unsigned int es_stats_shrunk;
 	struct percpu_counter es_stats_cache_hits;
@@ -29491,10 +31025,6 @@ struct ext4_es_stats {
 	u64 es_stats_max_scan_time;
 	struct percpu_counter es_stats_all_cnt;
 	struct percpu_counter es_stats_shk_cnt;
-};
-
-struct ext4_pending_tree {
-	struct rb_root root;
 };
 
 struct ext4_fc_stats {
@@ -29527,57 +31057,6 @@ struct ext4_fc_replay_state {
 	int *fc_modified_inodes;
 	int fc_modified_inodes_used;
 	int fc_modified_inodes_size;
-};
-
-struct ext4_inode_info {
-	__le32 i_data[15];
-	__u32 i_dtime;
-	ext4_fsblk_t i_file_acl;
-	ext4_group_t i_block_group;
-	ext4_lblk_t i_dir_start_lookup;
-	long unsigned int i_flags;
-	struct rw_semaphore xattr_sem;
-	union {
-		struct list_head i_orphan;
-		unsigned int i_orphan_idx;
-	};
-	struct list_head i_fc_dilist;
-	struct list_head i_fc_list;
-	ext4_lblk_t i_fc_lblk_start;
-	ext4_lblk_t i_fc_lblk_len;
-	atomic_t i_fc_updates;
-	wait_queue_head_t i_fc_wait;
-	struct mutex i_fc_lock;
-	loff_t i_disksize;
-	struct rw_semaphore i_data_sem;
-	struct inode vfs_inode;
-	struct jbd2_inode *jinode;
-	spinlock_t i_raw_lock;
-	struct timespec64 i_crtime;
-	atomic_t i_prealloc_active;
-	struct list_head i_prealloc_list;
-	spinlock_t i_prealloc_lock;
-	struct ext4_es_tree i_es_tree;
-	rwlock_t i_es_lock;
-	struct list_head i_es_list;
-	unsigned int i_es_all_nr;
-	unsigned int i_es_shk_nr;
-	ext4_lblk_t i_es_shrink_lblk;
-	ext4_group_t i_last_alloc_group;
-	unsigned int i_reserved_data_blocks;
-	struct ext4_pending_tree i_pending_tree;
-	__u16 i_extra_isize;
-	u16 i_inline_off;
-	u16 i_inline_size;
-	spinlock_t i_completed_io_lock;
-	struct list_head i_rsv_conversion_list;
-	struct work_struct i_rsv_conversion_work;
-	atomic_t i_unwritten;
-	spinlock_t i_block_reservation_lock;
-	tid_t i_sync_tid;
-	tid_t i_datasync_tid;
-	__u32 i_csum_seed;
-	kprojid_t i_projid;
 };
 
 struct ext4_super_block {
@@ -29707,8 +31186,6 @@ struct ext4_group_info;
 struct ext4_locality_group;
 
 struct ext4_li_request;
-
-struct mb_cache;
 
 struct ext4_sb_info {
 	long unsigned int s_desc_size;
@@ -29903,12 +31380,6 @@ struct ext4_group_info {
 	ext4_grpblk_t bb_counters[0];
 };
 
-struct ext4_locality_group {
-	struct mutex lg_mutex;
-	struct list_head lg_prealloc_list[10];
-	spinlock_t lg_prealloc_lock;
-};
-
 enum ext4_li_mode {
 	EXT4_LI_MODE_PREFETCH_BBITMAP = 0,
 	EXT4_LI_MODE_ITABLE = 1,
@@ -29924,27 +31395,55 @@ struct ext4_li_request {
 	long unsigned int lr_timeout;
 };
 
+struct jbd2_journal_handle;
+
+typedef struct jbd2_journal_handle handle_t;
+
+struct jbd2_journal_handle {
+	union {
+		transaction_t *h_transaction;
+		journal_t *h_journal;
+	};
+	handle_t *h_rsv_handle;
+	int h_total_credits;
+	int h_revoke_credits;
+	int h_revoke_credits_requested;
+	int h_ref;
+	int h_err;
+	unsigned int h_sync: 1;
+	unsigned int h_jdata: 1;
+	unsigned int h_reserved: 1;
+	unsigned int h_aborted: 1;
+	unsigned int h_type: 8;
+	unsigned int h_line_no: 16;
+	long unsigned int h_start_jiffies;
+	unsigned int h_requested_credits;
+	unsigned int saved_alloc_context;
+};
+
+enum jbd_state_bits {
+	BH_JBD = 16,
+	BH_JWrite = 17,
+	BH_Freed = 18,
+	BH_Revoked = 19,
+	BH_RevokeValid = 20,
+	BH_JBDDirty = 21,
+	BH_JournalHead = 22,
+	BH_Shadow = 23,
+	BH_Verified = 24,
+	BH_JBDPrivateStart = 25,
+};
+
+struct fscrypt_str {
+	unsigned char *name;
+	u32 len;
+};
+
 struct ext4_map_blocks {
 	ext4_fsblk_t m_pblk;
 	ext4_lblk_t m_lblk;
 	unsigned int m_len;
 	unsigned int m_flags;
-};
-
-typedef enum {
-	EXT4_IGET_NORMAL = 0,
-	EXT4_IGET_SPECIAL = 1,
-	EXT4_IGET_HANDLE = 2,
-	EXT4_IGET_BAD = 4,
-	EXT4_IGET_EA_INODE = 8,
-	EXT4_IGET_NOWAIT = 16,
-} ext4_iget_flags;
-
-struct ext4_system_zone {
-	struct rb_node node;
-	ext4_fsblk_t start_blk;
-	unsigned int count;
-	u32 ino;
 };
 
 enum {
@@ -29977,10 +31476,162 @@ enum {
 	EXT4_INODE_RESERVED = 31,
 };
 
+struct extent_status {
+	struct rb_node rb_node;
+	ext4_lblk_t es_lblk;
+	ext4_lblk_t es_len;
+	ext4_fsblk_t es_pblk;
+};
+
+struct ext4_es_tree {
+	struct rb_root root;
+	struct extent_status *cache_es;
+};
+
+struct ext4_pending_tree {
+	struct rb_root root;
+};
+
+enum {
+	EXT4_FC_REASON_XATTR = 0,
+	EXT4_FC_REASON_CROSS_RENAME = 1,
+	EXT4_FC_REASON_JOURNAL_FLAG_CHANGE = 2,
+	EXT4_FC_REASON_NOMEM = 3,
+	EXT4_FC_REASON_SWAP_BOOT = 4,
+	EXT4_FC_REASON_RESIZE = 5,
+	EXT4_FC_REASON_RENAME_DIR = 6,
+	EXT4_FC_REASON_FALLOC_RANGE = 7,
+	EXT4_FC_REASON_INODE_JOURNAL_DATA = 8,
+	EXT4_FC_REASON_ENCRYPTED_FILENAME = 9,
+	EXT4_FC_REASON_MAX = 10,
+};
+
+struct ext4_inode_info {
+	__le32 i_data[15];
+	__u32 i_dtime;
+	ext4_fsblk_t i_file_acl;
+	ext4_group_t i_block_group;
+	ext4_lblk_t i_dir_start_lookup;
+	long unsigned int i_flags;
+	struct rw_semaphore xattr_sem;
+	union {
+		struct list_head i_orphan;
+		unsigned int i_orphan_idx;
+	};
+	struct list_head i_fc_dilist;
+	struct list_head i_fc_list;
+	ext4_lblk_t i_fc_lblk_start;
+	ext4_lblk_t i_fc_lblk_len;
+	atomic_t i_fc_updates;
+	wait_queue_head_t i_fc_wait;
+	struct mutex i_fc_lock;
+	loff_t i_disksize;
+	struct rw_semaphore i_data_sem;
+	struct inode vfs_inode;
+	struct jbd2_inode *jinode;
+	spinlock_t i_raw_lock;
+	struct timespec64 i_crtime;
+	atomic_t i_prealloc_active;
+	struct list_head i_prealloc_list;
+	spinlock_t i_prealloc_lock;
+	struct ext4_es_tree i_es_tree;
+	rwlock_t i_es_lock;
+	struct list_head i_es_list;
+	unsigned int i_es_all_nr;
+	unsigned int i_es_shk_nr;
+	ext4_lblk_t i_es_shrink_lblk;
+	ext4_group_t i_last_alloc_group;
+	unsigned int i_reserved_data_blocks;
+	struct ext4_pending_tree i_pending_tree;
+	__u16 i_extra_isize;
+	u16 i_inline_off;
+	u16 i_inline_size;
+	spinlock_t i_completed_io_lock;
+	struct list_head i_rsv_conversion_list;
+	struct work_struct i_rsv_conversion_work;
+	atomic_t i_unwritten;
+	spinlock_t i_block_reservation_lock;
+	tid_t i_sync_tid;
+	tid_t i_datasync_tid;
+	__u32 i_csum_seed;
+	kprojid_t i_projid;
+};
+
 enum ext4_journal_trigger_type {
 	EXT4_JTR_ORPHAN_FILE = 0,
 	EXT4_JTR_NONE = 1,
 };
+
+struct ext4_dir_entry_hash {
+	__le32 hash;
+	__le32 minor_hash;
+};
+
+struct ext4_dir_entry_2 {
+	__le32 inode;
+	__le16 rec_len;
+	__u8 name_len;
+	__u8 file_type;
+	char name[255];
+};
+
+struct fname;
+
+struct dir_private_info {
+	struct rb_root root;
+	struct rb_node *curr_node;
+	struct fname *extra_fname;
+	loff_t last_pos;
+	__u32 curr_hash;
+	__u32 curr_minor_hash;
+	__u32 next_hash;
+};
+
+struct fname {
+	__u32 hash;
+	__u32 minor_hash;
+	struct rb_node rb_hash;
+	struct fname *next;
+	__u32 inode;
+	__u8 name_len;
+	__u8 file_type;
+	char name[0];
+};
+
+enum SHIFT_DIRECTION {
+	SHIFT_LEFT = 0,
+	SHIFT_RIGHT = 1,
+};
+
+struct ext4_allocation_request {
+	struct inode *inode;
+	unsigned int len;
+	ext4_lblk_t logical;
+	ext4_lblk_t lleft;
+	ext4_lblk_t lright;
+	ext4_fsblk_t goal;
+	ext4_fsblk_t pleft;
+	ext4_fsblk_t pright;
+	unsigned int flags;
+};
+
+struct ext4_io_end_vec {
+	struct list_head list;
+	loff_t offset;
+	ssize_t size;
+};
+
+struct ext4_io_end {
+	struct list_head list;
+	handle_t *handle;
+	struct inode *inode;
+	struct bio *bio;
+	unsigned int flag;
+	refcount_t count;
+	struct list_head list_vec;
+};
+
+typedef struct ext4_io_end ext4_io_end_t;
 
 enum {
 	ES_WRITTEN_B = 0,
@@ -29989,11 +31640,6 @@ enum {
 	ES_HOLE_B = 3,
 	ES_REFERENCED_B = 4,
 	ES_FLAGS = 5,
-};
-
-struct pending_reservation {
-	struct rb_node rb_node;
-	ext4_lblk_t lclu;
 };
 
 enum {
@@ -30012,109 +31658,73 @@ enum {
 	EXT4_STATE_ORPHAN_FILE = 12,
 };
 
-struct rsvd_count {
-	int ndelonly;
-	bool first_do_lblk_found;
-	ext4_lblk_t first_do_lblk;
-	ext4_lblk_t last_do_lblk;
-	struct extent_status *left_es;
-	bool partial;
-	ext4_lblk_t lclu;
-};
-
-struct fsmap {
-	__u32 fmr_device;
-	__u32 fmr_flags;
-	__u64 fmr_physical;
-	__u64 fmr_owner;
-	__u64 fmr_offset;
-	__u64 fmr_length;
-	__u64 fmr_reserved[3];
-};
-
-struct ext4_fsmap {
-	struct list_head fmr_list;
-	dev_t fmr_device;
-	uint32_t fmr_flags;
-	uint64_t fmr_physical;
-	uint64_t fmr_owner;
-	uint64_t fmr_length;
-};
-
-struct ext4_fsmap_head {
-	uint32_t fmh_iflags;
-	uint32_t fmh_oflags;
-	unsigned int fmh_count;
-	unsigned int fmh_entries;
-	struct ext4_fsmap fmh_keys[2];
-};
-
-typedef int (*ext4_fsmap_format_t)(struct ext4_fsmap *, void *);
-
-typedef int (*ext4_mballoc_query_range_fn)(struct super_block *, ext4_group_t, ext4_grpblk_t, ext4_grpblk_t, void *);
-
-struct ext4_getfsmap_info {
-	struct ext4_fsmap_head *gfi_head;
-	ext4_fsmap_format_t gfi_formatter;
-	void *gfi_format_arg;
-	ext4_fsblk_t gfi_next_fsblk;
-	u32 gfi_dev;
-	ext4_group_t gfi_agno;
-	struct ext4_fsmap gfi_low;
-	struct ext4_fsmap gfi_high;
-	struct ext4_fsmap gfi_lastfree;
-	struct list_head gfi_meta_list;
-	bool gfi_last;
-};
-
-struct ext4_getfsmap_dev {
-	int (*gfd_fn)(struct super_block *, struct ext4_fsmap *, struct ext4_getfsmap_info *);
-	u32 gfd_dev;
-};
-
-struct dx_hash_info {
-	u32 hash;
-	u32 minor_hash;
-	int hash_version;
-	u32 *seed;
-};
-
-struct fscrypt_info;
-
-typedef struct {
-	__le32 *p;
-	__le32 key;
+struct ext4_iloc {
 	struct buffer_head *bh;
-} Indirect;
-
-struct fscrypt_str {
-	unsigned char *name;
-	u32 len;
+	long unsigned int offset;
+	ext4_group_t block_group;
 };
 
-enum hash_algo {
-	HASH_ALGO_MD4 = 0,
-	HASH_ALGO_MD5 = 1,
-	HASH_ALGO_SHA1 = 2,
-	HASH_ALGO_RIPE_MD_160 = 3,
-	HASH_ALGO_SHA256 = 4,
-	HASH_ALGO_SHA384 = 5,
-	HASH_ALGO_SHA512 = 6,
-	HASH_ALGO_SHA224 = 7,
-	HASH_ALGO_RIPE_MD_128 = 8,
-	HASH_ALGO_RIPE_MD_256 = 9,
-	HASH_ALGO_RIPE_MD_320 = 10,
-	HASH_ALGO_WP_256 = 11,
-	HASH_ALGO_WP_384 = 12,
-	HASH_ALGO_WP_512 = 13,
-	HASH_ALGO_TGR_128 = 14,
-	HASH_ALGO_TGR_160 = 15,
-	HASH_ALGO_TGR_192 = 16,
-	HASH_ALGO_SM3_256 = 17,
-	HASH_ALGO_STREEBOG_256 = 18,
-	HASH_ALGO_STREEBOG_512 = 19,
-	HASH_ALGO__LAST = 20,
+struct ext4_extent_tail {
+	__le32 et_checksum;
 };
+
+struct ext4_extent {
+	__le32 ee_block;
+	__le16 ee_len;
+	__le16 ee_start_hi;
+	__le32 ee_start_lo;
+};
+
+struct ext4_extent_idx {
+	__le32 ei_block;
+	__le32 ei_leaf_lo;
+	__le16 ei_leaf_hi;
+	__u16 ei_unused;
+};
+
+struct ext4_extent_header {
+	__le16 eh_magic;
+	__le16 eh_entries;
+	__le16 eh_max;
+	__le16 eh_depth;
+	__le32 eh_generation;
+};
+
+struct ext4_ext_path {
+	ext4_fsblk_t p_block;
+	__u16 p_depth;
+	__u16 p_maxdepth;
+	struct ext4_extent *p_ext;
+	struct ext4_extent_idx *p_idx;
+	struct ext4_extent_header *p_hdr;
+	struct buffer_head *p_bh;
+};
+
+struct partial_cluster {
+	ext4_fsblk_t pclu;
+	ext4_lblk_t lblk;
+	enum {
+		initial = 0,
+		tofree = 1,
+		nofree = 2,
+	} state;
+};
+
+struct iomap_dio_ops {
+	int (*end_io)(struct kiocb *, ssize_t, int, unsigned int);
+	void (*submit_io)(const struct iomap_iter *, struct bio *, loff_t);
+	struct bio_set *bio_set;
+};
+
+enum {
+	EXT4_MF_MNTDIR_SAMPLED = 0,
+	EXT4_MF_FS_ABORTED = 1,
+	EXT4_MF_FC_INELIGIBLE = 2,
+};
+
+typedef unsigned int __kernel_mode_t;
+
+typedef __kernel_mode_t mode_t;
 
 struct ext4_inode {
 	__le16 i_mode;
@@ -30177,340 +31787,88 @@ struct ext4_inode {
 	__le32 i_projid;
 };
 
-enum {
-	EXT4_FC_REASON_XATTR = 0,
-	EXT4_FC_REASON_CROSS_RENAME = 1,
-	EXT4_FC_REASON_JOURNAL_FLAG_CHANGE = 2,
-	EXT4_FC_REASON_NOMEM = 3,
-	EXT4_FC_REASON_SWAP_BOOT = 4,
-	EXT4_FC_REASON_RESIZE = 5,
-	EXT4_FC_REASON_RENAME_DIR = 6,
-	EXT4_FC_REASON_FALLOC_RANGE = 7,
-	EXT4_FC_REASON_INODE_JOURNAL_DATA = 8,
-	EXT4_FC_REASON_ENCRYPTED_FILENAME = 9,
-	EXT4_FC_REASON_MAX = 10,
+struct dx_hash_info {
+	u32 hash;
+	u32 minor_hash;
+	int hash_version;
+	u32 *seed;
 };
 
-struct ext4_dir_entry_hash {
-	__le32 hash;
-	__le32 minor_hash;
+typedef enum {
+	EXT4_IGET_NORMAL = 0,
+	EXT4_IGET_SPECIAL = 1,
+	EXT4_IGET_HANDLE = 2,
+	EXT4_IGET_BAD = 4,
+	EXT4_IGET_EA_INODE = 8,
+	EXT4_IGET_NOWAIT = 16,
+} ext4_iget_flags;
+
+struct orlov_stats {
+	__u64 free_clusters;
+	__u32 free_inodes;
+	__u32 used_dirs;
 };
 
-struct ext4_dir_entry_2 {
-	__le32 inode;
-	__le16 rec_len;
-	__u8 name_len;
-	__u8 file_type;
-	char name[255];
-};
+typedef short unsigned int __kernel_uid16_t;
 
-struct ext4_filename {
-	const struct qstr *usr_fname;
-	struct fscrypt_str disk_name;
-	struct dx_hash_info hinfo;
-};
+typedef short unsigned int __kernel_gid16_t;
 
-struct ext4_iloc {
-	struct buffer_head *bh;
-	long unsigned int offset;
-	ext4_group_t block_group;
+typedef __kernel_uid16_t uid16_t;
+
+typedef __kernel_gid16_t gid16_t;
+
+typedef s32 int32_t;
+
+struct ext4_io_submit {
+	struct writeback_control *io_wbc;
+	struct bio *io_bio;
+	ext4_io_end_t *io_end;
+	sector_t io_next_block;
 };
 
 struct ext4_xattr_ibody_header {
 	__le32 h_magic;
 };
 
-struct ext4_xattr_entry {
-	__u8 e_name_len;
-	__u8 e_name_index;
-	__le16 e_value_offs;
-	__le32 e_value_inum;
-	__le32 e_value_size;
-	__le32 e_hash;
-	char e_name[0];
+struct ext4_xattr_inode_array {
+	unsigned int count;
+	struct inode *inodes[0];
 };
 
-struct ext4_xattr_info {
-	const char *name;
-	const void *value;
-	size_t value_len;
-	int name_index;
-	int in_inode;
-};
-
-struct ext4_xattr_search {
-	struct ext4_xattr_entry *first;
-	void *base;
-	void *end;
-	struct ext4_xattr_entry *here;
-	int not_found;
-};
-
-struct ext4_xattr_ibody_find {
-	struct ext4_xattr_search s;
-	struct ext4_iloc iloc;
-};
-
-struct fstrim_range {
-	__u64 start;
-	__u64 len;
-	__u64 minlen;
-};
-
-struct shash_desc {
-	struct crypto_shash *tfm;
-	void *__ctx[0];
-};
-
-struct ext4_new_group_input {
-	__u32 group;
-	__u64 block_bitmap;
-	__u64 inode_bitmap;
-	__u64 inode_table;
-	__u32 blocks_count;
-	__u16 reserved_blocks;
-	__u16 unused;
-};
-
-struct ext4_new_group_data {
-	__u32 group;
-	__u64 block_bitmap;
-	__u64 inode_bitmap;
-	__u64 inode_table;
-	__u32 blocks_count;
-	__u16 reserved_blocks;
-	__u16 mdata_blocks;
-	__u32 free_clusters_count;
-};
-
-struct fsuuid {
-	__u32 fsu_len;
-	__u32 fsu_flags;
-	__u8 fsu_uuid[0];
-};
-
-struct move_extent {
-	__u32 reserved;
-	__u32 donor_fd;
-	__u64 orig_start;
-	__u64 donor_start;
-	__u64 len;
-	__u64 moved_len;
-};
-
-struct fsmap_head {
-	__u32 fmh_iflags;
-	__u32 fmh_oflags;
-	__u32 fmh_count;
-	__u32 fmh_entries;
-	__u64 fmh_reserved[6];
-	struct fsmap fmh_keys[2];
-	struct fsmap fmh_recs[0];
-};
-
-typedef void ext4_update_sb_callback(struct ext4_super_block *, const void *);
-
-struct getfsmap_info {
-	struct super_block *gi_sb;
-	struct fsmap_head *gi_data;
-	unsigned int gi_idx;
-	__u32 gi_last_flags;
-};
-
-typedef long long unsigned int cycles_t;
-
-enum blk_default_limits {
-	BLK_MAX_SEGMENTS = 128,
-	BLK_SAFE_MAX_SECTORS = 255,
-	BLK_MAX_SEGMENT_SIZE = 65536,
-	BLK_SEG_BOUNDARY_MASK = 4294967295,
-};
-
-struct ext4_free_data {
-	struct list_head efd_list;
-	struct rb_node efd_node;
-	ext4_group_t efd_group;
-	ext4_grpblk_t efd_start_cluster;
-	ext4_grpblk_t efd_count;
-	tid_t efd_tid;
-};
-
-struct ext4_prealloc_space {
-	struct list_head pa_inode_list;
-	struct list_head pa_group_list;
-	union {
-		struct list_head pa_tmp_list;
-		struct callback_head pa_rcu;
-	} u;
-	spinlock_t pa_lock;
-	atomic_t pa_count;
-	unsigned int pa_deleted;
-	ext4_fsblk_t pa_pstart;
-	ext4_lblk_t pa_lstart;
-	ext4_grpblk_t pa_len;
-	ext4_grpblk_t pa_free;
-	short unsigned int pa_type;
-	spinlock_t *pa_obj_lock;
-	struct inode *pa_inode;
-};
-
-enum {
-	MB_INODE_PA = 0,
-	MB_GROUP_PA = 1,
-};
-
-struct ext4_free_extent {
-	ext4_lblk_t fe_logical;
-	ext4_grpblk_t fe_start;
-	ext4_group_t fe_group;
-	ext4_grpblk_t fe_len;
-};
-
-struct ext4_allocation_context {
-	struct inode *ac_inode;
-	struct super_block *ac_sb;
-	struct ext4_free_extent ac_o_ex;
-	struct ext4_free_extent ac_g_ex;
-	struct ext4_free_extent ac_b_ex;
-	struct ext4_free_extent ac_f_ex;
-	__u32 ac_groups_considered;
-	__u32 ac_flags;
-	__u32 ac_groups_linear_remaining;
-	__u16 ac_groups_scanned;
-	__u16 ac_found;
-	__u16 ac_tail;
-	__u16 ac_buddy;
-	__u8 ac_status;
-	__u8 ac_criteria;
-	__u8 ac_2order;
-	__u8 ac_op;
-	struct page *ac_bitmap_page;
-	struct page *ac_buddy_page;
-	struct ext4_prealloc_space *ac_pa;
-	struct ext4_locality_group *ac_lg;
-};
-
-struct ext4_buddy {
-	struct folio *bd_buddy_folio;
-	void *bd_buddy;
-	struct folio *bd_bitmap_folio;
-	void *bd_bitmap;
-	struct ext4_group_info *bd_info;
-	struct super_block *bd_sb;
-	__u16 bd_blkbits;
-	ext4_group_t bd_group;
-};
-
-struct sg {
-	struct ext4_group_info info;
-	ext4_grpblk_t counters[18];
-};
-
-struct fscrypt_name {
-	const struct qstr *usr_fname;
-	struct fscrypt_str disk_name;
-	u32 hash;
-	u32 minor_hash;
-	struct fscrypt_str crypto_buf;
-	bool is_nokey_name;
-};
-
-enum {
-	EXT4_MF_MNTDIR_SAMPLED = 0,
-	EXT4_MF_FS_ABORTED = 1,
-	EXT4_MF_FC_INELIGIBLE = 2,
-};
-
-struct ext4_dir_entry {
-	__le32 inode;
-	__le16 rec_len;
-	__le16 name_len;
-	char name[255];
-};
-
-struct ext4_dir_entry_tail {
-	__le32 det_reserved_zero1;
-	__le16 det_rec_len;
-	__u8 det_reserved_zero2;
-	__u8 det_reserved_ft;
-	__le32 det_checksum;
-};
-
-typedef enum {
-	EITHER = 0,
-	INDEX = 1,
-	DIRENT = 2,
-	DIRENT_HTREE = 3,
-} dirblock_type_t;
-
-struct fake_dirent {
-	__le32 inode;
-	__le16 rec_len;
-	u8 name_len;
-	u8 file_type;
-};
-
-struct dx_countlimit {
-	__le16 limit;
-	__le16 count;
-};
-
-struct dx_entry {
-	__le32 hash;
-	__le32 block;
-};
-
-struct dx_root_info {
-	__le32 reserved_zero;
-	u8 hash_version;
-	u8 info_length;
-	u8 indirect_levels;
-	u8 unused_flags;
-};
-
-struct dx_root {
-	struct fake_dirent dot;
-	char dot_name[4];
-	struct fake_dirent dotdot;
-	char dotdot_name[4];
-	struct dx_root_info info;
-	struct dx_entry entries[0];
-};
-
-struct dx_node {
-	struct fake_dirent fake;
-	struct dx_entry entries[0];
-};
-
-struct dx_frame {
-	struct buffer_head *bh;
-	struct dx_entry *entries;
-	struct dx_entry *at;
-};
-
-struct dx_map_entry {
-	u32 hash;
-	u16 offs;
-	u16 size;
-};
-
-struct dx_tail {
-	u32 dt_reserved;
-	__le32 dt_checksum;
-};
-
-struct ext4_renament {
-	struct inode *dir;
-	struct dentry *dentry;
+struct mpage_da_data {
 	struct inode *inode;
-	bool is_dir;
-	int dir_nlink_delta;
-	struct buffer_head *bh;
-	struct ext4_dir_entry_2 *de;
-	int inlined;
-	struct buffer_head *dir_bh;
-	struct ext4_dir_entry_2 *parent_de;
-	int dir_inlined;
+	struct writeback_control *wbc;
+	long unsigned int first_page;
+	long unsigned int next_page;
+	long unsigned int last_page;
+	struct ext4_map_blocks map;
+	struct ext4_io_submit io_submit;
+	unsigned int do_map: 1;
+	unsigned int scanned_until_end: 1;
+};
+
+struct fsverity_info;
+
+struct fscrypt_info;
+
+struct migrate_struct {
+	ext4_lblk_t first_block;
+	ext4_lblk_t last_block;
+	ext4_lblk_t curr_block;
+	ext4_fsblk_t first_pblock;
+	ext4_fsblk_t last_pblock;
+};
+
+struct mmp_struct {
+	__le32 mmp_magic;
+	__le32 mmp_seq;
+	__le64 mmp_time;
+	char mmp_nodename[64];
+	char mmp_bdevname[32];
+	__le16 mmp_check_interval;
+	__le16 mmp_pad1;
+	__le32 mmp_pad2[226];
+	__le32 mmp_checksum;
 };
 
 enum bio_post_read_step {
@@ -30526,8 +31884,6 @@ struct bio_post_read_ctx {
 	unsigned int cur_step;
 	unsigned int enabled_steps;
 };
-
-struct fsverity_info;
 
 enum {
 	IOPRIO_CLASS_NONE = 0,
@@ -30569,32 +31925,80 @@ struct dax_holder_operations {
 	int (*notify_failure)(struct dax_device *, u64, u64, int);
 };
 
+struct ext4_locality_group {
+	struct mutex lg_mutex;
+	struct list_head lg_prealloc_list[10];
+	spinlock_t lg_prealloc_lock;
+};
+
 struct ext4_lazy_init {
 	long unsigned int li_state;
 	struct list_head li_request_list;
 	struct mutex li_list_mtx;
 };
 
-struct ext4_extent {
-	__le32 ee_block;
-	__le16 ee_len;
-	__le16 ee_start_hi;
-	__le32 ee_start_lo;
-};
-
-struct partial_cluster {
-	ext4_fsblk_t pclu;
-	ext4_lblk_t lblk;
-	enum {
-		initial = 0,
-		tofree = 1,
-		nofree = 2,
-	} state;
-};
-
 struct ext4_journal_cb_entry {
 	struct list_head jce_list;
 	void (*jce_func)(struct super_block *, struct ext4_journal_cb_entry *, int);
+};
+
+struct ext4_prealloc_space {
+	struct list_head pa_inode_list;
+	struct list_head pa_group_list;
+	union {
+		struct list_head pa_tmp_list;
+		struct callback_head pa_rcu;
+	} u;
+	spinlock_t pa_lock;
+	atomic_t pa_count;
+	unsigned int pa_deleted;
+	ext4_fsblk_t pa_pstart;
+	ext4_lblk_t pa_lstart;
+	ext4_grpblk_t pa_len;
+	ext4_grpblk_t pa_free;
+	short unsigned int pa_type;
+	spinlock_t *pa_obj_lock;
+	struct inode *pa_inode;
+};
+
+struct ext4_free_extent {
+	ext4_lblk_t fe_logical;
+	ext4_grpblk_t fe_start;
+	ext4_group_t fe_group;
+	ext4_grpblk_t fe_len;
+};
+
+struct ext4_allocation_context {
+	struct inode *ac_inode;
+	struct super_block *ac_sb;
+	struct ext4_free_extent ac_o_ex;
+	struct ext4_free_extent ac_g_ex;
+	struct ext4_free_extent ac_b_ex;
+	struct ext4_free_extent ac_f_ex;
+	__u32 ac_groups_considered;
+	__u32 ac_flags;
+	__u32 ac_groups_linear_remaining;
+	__u16 ac_groups_scanned;
+	__u16 ac_found;
+	__u16 ac_tail;
+	__u16 ac_buddy;
+	__u8 ac_status;
+	__u8 ac_criteria;
+	__u8 ac_2order;
+	__u8 ac_op;
+	struct page *ac_bitmap_page;
+	struct page *ac_buddy_page;
+	struct ext4_prealloc_space *ac_pa;
+	struct ext4_locality_group *ac_lg;
+};
+
+struct ext4_fsmap {
+	struct list_head fmr_list;
+	dev_t fmr_device;
+	uint32_t fmr_flags;
+	uint64_t fmr_physical;
+	uint64_t fmr_owner;
+	uint64_t fmr_length;
 };
 
 struct trace_event_raw_ext4_other_inode_update_time {
@@ -31936,7 +33340,7 @@ enum {
 	Opt_noquota = 33,
 	Opt_barrier = 34,
 	Opt_nobarrier = 35,
-	Opt_err = 36,
+	Opt_err___2 = 36,
 	Opt_usrquota = 37,
 	Opt_grpquota = 38,
 	Opt_prjquota = 39,
@@ -32018,9 +33422,81 @@ struct ext4_mount_options {
 	u32 s_max_batch_time;
 };
 
-struct ext4_orphan_block_tail {
-	__le32 ob_magic;
-	__le32 ob_checksum;
+struct ext4_fc_tl {
+	__le16 fc_tag;
+	__le16 fc_len;
+};
+
+struct ext4_fc_head {
+	__le32 fc_features;
+	__le32 fc_tid;
+};
+
+struct ext4_fc_add_range {
+	__le32 fc_ino;
+	__u8 fc_ex[12];
+};
+
+struct ext4_fc_del_range {
+	__le32 fc_ino;
+	__le32 fc_lblk;
+	__le32 fc_len;
+};
+
+struct ext4_fc_dentry_info {
+	__le32 fc_parent_ino;
+	__le32 fc_ino;
+	__u8 fc_dname[0];
+};
+
+struct ext4_fc_inode {
+	__le32 fc_ino;
+	__u8 fc_raw_inode[0];
+};
+
+struct ext4_fc_tail {
+	__le32 fc_tid;
+	__le32 fc_crc;
+};
+
+enum {
+	EXT4_FC_STATUS_OK = 0,
+	EXT4_FC_STATUS_INELIGIBLE = 1,
+	EXT4_FC_STATUS_SKIPPED = 2,
+	EXT4_FC_STATUS_FAILED = 3,
+};
+
+struct ext4_fc_dentry_update {
+	int fcd_op;
+	int fcd_parent;
+	int fcd_ino;
+	struct qstr fcd_name;
+	unsigned char fcd_iname[32];
+	struct list_head fcd_list;
+	struct list_head fcd_dilist;
+};
+
+struct __track_dentry_update_args {
+	struct dentry *dentry;
+	int op;
+};
+
+struct __track_range_args {
+	ext4_lblk_t start;
+	ext4_lblk_t end;
+};
+
+struct dentry_info_args {
+	int parent_ino;
+	int dname_len;
+	int ino;
+	int inode_len;
+	char *dname;
+};
+
+struct ext4_fc_tl_mem {
+	u16 fc_tag;
+	u16 fc_len;
 };
 
 typedef struct {
@@ -32033,237 +33509,77 @@ typedef struct {
 	__le32 a_version;
 } ext4_acl_header;
 
-enum shrink_type {
-	SHRINK_DESTROY = 0,
-	SHRINK_BUSY_STOP = 1,
-	SHRINK_BUSY_SKIP = 2,
+struct commit_header {
+	__be32 h_magic;
+	__be32 h_blocktype;
+	__be32 h_sequence;
+	unsigned char h_chksum_type;
+	unsigned char h_chksum_size;
+	unsigned char h_padding[2];
+	__be32 h_chksum[8];
+	__be64 h_commit_sec;
+	__be32 h_commit_nsec;
 };
+
+struct journal_block_tag3_s {
+	__be32 t_blocknr;
+	__be32 t_flags;
+	__be32 t_blocknr_high;
+	__be32 t_checksum;
+};
+
+typedef struct journal_block_tag3_s journal_block_tag3_t;
+
+struct journal_block_tag_s {
+	__be32 t_blocknr;
+	__be16 t_checksum;
+	__be16 t_flags;
+	__be32 t_blocknr_high;
+};
+
+typedef struct journal_block_tag_s journal_block_tag_t;
 
 struct jbd2_journal_block_tail {
 	__be32 t_checksum;
 };
 
-struct trace_event_raw_jbd2_checkpoint {
-	struct trace_entry ent;
-	dev_t dev;
-	int result;
-	char __data[0];
+struct jbd2_journal_revoke_header_s {
+	journal_header_t r_header;
+	__be32 r_count;
 };
 
-struct trace_event_raw_jbd2_commit {
-	struct trace_entry ent;
-	dev_t dev;
-	char sync_commit;
-	tid_t transaction;
-	char __data[0];
+typedef struct jbd2_journal_revoke_header_s jbd2_journal_revoke_header_t;
+
+struct recovery_info {
+	tid_t start_transaction;
+	tid_t end_transaction;
+	int nr_replays;
+	int nr_revokes;
+	int nr_revoke_hits;
 };
 
-struct trace_event_raw_jbd2_end_commit {
-	struct trace_entry ent;
-	dev_t dev;
-	char sync_commit;
-	tid_t transaction;
-	tid_t head;
-	char __data[0];
+struct jbd2_revoke_table_s {
+	int hash_size;
+	int hash_shift;
+	struct list_head *hash_table;
 };
 
-struct trace_event_raw_jbd2_submit_inode_data {
-	struct trace_entry ent;
-	dev_t dev;
-	ino_t ino;
-	char __data[0];
+struct jbd2_revoke_record_s {
+	struct list_head hash;
+	tid_t sequence;
+	long long unsigned int blocknr;
 };
 
-struct trace_event_raw_jbd2_handle_start_class {
-	struct trace_entry ent;
-	dev_t dev;
-	tid_t tid;
-	unsigned int type;
-	unsigned int line_no;
-	int requested_blocks;
-	char __data[0];
+struct ramfs_mount_opts {
+	umode_t mode;
 };
 
-struct trace_event_raw_jbd2_handle_extend {
-	struct trace_entry ent;
-	dev_t dev;
-	tid_t tid;
-	unsigned int type;
-	unsigned int line_no;
-	int buffer_credits;
-	int requested_blocks;
-	char __data[0];
+struct ramfs_fs_info {
+	struct ramfs_mount_opts mount_opts;
 };
 
-struct trace_event_raw_jbd2_handle_stats {
-	struct trace_entry ent;
-	dev_t dev;
-	tid_t tid;
-	unsigned int type;
-	unsigned int line_no;
-	int interval;
-	int sync;
-	int requested_blocks;
-	int dirtied_blocks;
-	char __data[0];
-};
-
-struct trace_event_raw_jbd2_run_stats {
-	struct trace_entry ent;
-	dev_t dev;
-	tid_t tid;
-	long unsigned int wait;
-	long unsigned int request_delay;
-	long unsigned int running;
-	long unsigned int locked;
-	long unsigned int flushing;
-	long unsigned int logging;
-	__u32 handle_count;
-	__u32 blocks;
-	__u32 blocks_logged;
-	char __data[0];
-};
-
-struct trace_event_raw_jbd2_checkpoint_stats {
-	struct trace_entry ent;
-	dev_t dev;
-	tid_t tid;
-	long unsigned int chp_time;
-	__u32 forced_to_close;
-	__u32 written;
-	__u32 dropped;
-	char __data[0];
-};
-
-struct trace_event_raw_jbd2_update_log_tail {
-	struct trace_entry ent;
-	dev_t dev;
-	tid_t tail_sequence;
-	tid_t first_tid;
-	long unsigned int block_nr;
-	long unsigned int freed;
-	char __data[0];
-};
-
-struct trace_event_raw_jbd2_write_superblock {
-	struct trace_entry ent;
-	dev_t dev;
-	blk_opf_t write_flags;
-	char __data[0];
-};
-
-struct trace_event_raw_jbd2_lock_buffer_stall {
-	struct trace_entry ent;
-	dev_t dev;
-	long unsigned int stall_ms;
-	char __data[0];
-};
-
-struct trace_event_raw_jbd2_journal_shrink {
-	struct trace_entry ent;
-	dev_t dev;
-	long unsigned int nr_to_scan;
-	long unsigned int count;
-	char __data[0];
-};
-
-struct trace_event_raw_jbd2_shrink_scan_exit {
-	struct trace_entry ent;
-	dev_t dev;
-	long unsigned int nr_to_scan;
-	long unsigned int nr_shrunk;
-	long unsigned int count;
-	char __data[0];
-};
-
-struct trace_event_raw_jbd2_shrink_checkpoint_list {
-	struct trace_entry ent;
-	dev_t dev;
-	tid_t first_tid;
-	tid_t tid;
-	tid_t last_tid;
-	long unsigned int nr_freed;
-	tid_t next_tid;
-	char __data[0];
-};
-
-struct trace_event_data_offsets_jbd2_checkpoint {};
-
-struct trace_event_data_offsets_jbd2_commit {};
-
-struct trace_event_data_offsets_jbd2_end_commit {};
-
-struct trace_event_data_offsets_jbd2_submit_inode_data {};
-
-struct trace_event_data_offsets_jbd2_handle_start_class {};
-
-struct trace_event_data_offsets_jbd2_handle_extend {};
-
-struct trace_event_data_offsets_jbd2_handle_stats {};
-
-struct trace_event_data_offsets_jbd2_run_stats {};
-
-struct trace_event_data_offsets_jbd2_checkpoint_stats {};
-
-struct trace_event_data_offsets_jbd2_update_log_tail {};
-
-struct trace_event_data_offsets_jbd2_write_superblock {};
-
-struct trace_event_data_offsets_jbd2_lock_buffer_stall {};
-
-struct trace_event_data_offsets_jbd2_journal_shrink {};
-
-struct trace_event_data_offsets_jbd2_shrink_scan_exit {};
-
-struct trace_event_data_offsets_jbd2_shrink_checkpoint_list {};
-
-typedef void (*btf_trace_jbd2_checkpoint)(void *, journal_t *, int);
-
-typedef void (*btf_trace_jbd2_start_commit)(void *, journal_t *, transaction_t *);
-
-typedef void (*btf_trace_jbd2_commit_locking)(void *, journal_t *, transaction_t *);
-
-typedef void (*btf_trace_jbd2_commit_flushing)(void *, journal_t *, transaction_t *);
-
-typedef void (*btf_trace_jbd2_commit_logging)(void *, journal_t *, transaction_t *);
-
-typedef void (*btf_trace_jbd2_drop_transaction)(void *, journal_t *, transaction_t *);
-
-typedef void (*btf_trace_jbd2_end_commit)(void *, journal_t *, transaction_t *);
-
-typedef void (*btf_trace_jbd2_submit_inode_data)(void *, struct inode *);
-
-typedef void (*btf_trace_jbd2_handle_start)(void *, dev_t, tid_t, unsigned int, unsigned int, int);
-
-typedef void (*btf_trace_jbd2_handle_restart)(void *, dev_t, tid_t, unsigned int, unsigned int, int);
-
-typedef void (*btf_trace_jbd2_handle_extend)(void *, dev_t, tid_t, unsigned int, unsigned int, int, int);
-
-typedef void (*btf_trace_jbd2_handle_stats)(void *, dev_t, tid_t, unsigned int, unsigned int, int, int, int, int);
-
-typedef void (*btf_trace_jbd2_run_stats)(void *, dev_t, tid_t, struct transaction_run_stats_s *);
-
-typedef void (*btf_trace_jbd2_checkpoint_stats)(void *, dev_t, tid_t, struct transaction_chp_stats_s *);
-
-typedef void (*btf_trace_jbd2_update_log_tail)(void *, journal_t *, tid_t, long unsigned int, long unsigned int);
-
-typedef void (*btf_trace_jbd2_write_superblock)(void *, journal_t *, blk_opf_t);
-
-typedef void (*btf_trace_jbd2_lock_buffer_stall)(void *, dev_t, long unsigned int);
-
-typedef void (*btf_trace_jbd2_shrink_count)(void *, journal_t *, long unsigned int, long unsigned int);
-
-typedef void (*btf_trace_jbd2_shrink_scan_enter)(void *, journal_t *, long unsigned int, long unsigned int);
-
-typedef void (*btf_trace_jbd2_shrink_scan_exit)(void *, journal_t *, long unsigned int, long unsigned int, long unsigned int);
-
-typedef void (*btf_trace_jbd2_shrink_checkpoint_list)(void *, journal_t *, tid_t, tid_t, tid_t, long unsigned int, tid_t);
-
-struct jbd2_stats_proc_session {
-	journal_t *journal;
-	struct transaction_stats_s *stats;
-	int start;
-	int max;
+enum ramfs_param {
+	Opt_mode___2 = 0,
 };
 
 typedef u16 wchar_t;
@@ -32295,9 +33611,7 @@ struct utf8_table {
 	long int lval;
 };
 
-typedef s16 int16_t;
-
-typedef s32 int32_t;
+typedef u8 uint8_t;
 
 struct fuse_attr {
 	uint64_t ino;
@@ -32373,16 +33687,6 @@ enum fuse_opcode {
 	FUSE_INIT_BSWAP_RESERVED = 436207616,
 };
 
-enum fuse_notify_code {
-	FUSE_NOTIFY_POLL = 1,
-	FUSE_NOTIFY_INVAL_INODE = 2,
-	FUSE_NOTIFY_INVAL_ENTRY = 3,
-	FUSE_NOTIFY_STORE = 4,
-	FUSE_NOTIFY_RETRIEVE = 5,
-	FUSE_NOTIFY_DELETE = 6,
-	FUSE_NOTIFY_CODE_MAX = 7,
-};
-
 struct fuse_entry_out {
 	uint64_t nodeid;
 	uint64_t generation;
@@ -32393,41 +33697,81 @@ struct fuse_entry_out {
 	struct fuse_attr attr;
 };
 
-struct fuse_forget_in {
-	uint64_t nlookup;
-};
-
 struct fuse_forget_one {
 	uint64_t nodeid;
 	uint64_t nlookup;
 };
 
-struct fuse_batch_forget_in {
-	uint32_t count;
+struct fuse_getattr_in {
+	uint32_t getattr_flags;
 	uint32_t dummy;
+	uint64_t fh;
 };
 
-struct fuse_interrupt_in {
-	uint64_t unique;
+struct fuse_attr_out {
+	uint64_t attr_valid;
+	uint32_t attr_valid_nsec;
+	uint32_t dummy;
+	struct fuse_attr attr;
 };
 
-struct fuse_notify_poll_wakeup_out {
-	uint64_t kh;
+struct fuse_mknod_in {
+	uint32_t mode;
+	uint32_t rdev;
+	uint32_t umask;
+	uint32_t padding;
 };
 
-struct fuse_in_header {
-	uint32_t len;
-	uint32_t opcode;
-	uint64_t unique;
-	uint64_t nodeid;
+struct fuse_mkdir_in {
+	uint32_t mode;
+	uint32_t umask;
+};
+
+struct fuse_rename2_in {
+	uint64_t newdir;
+	uint32_t flags;
+	uint32_t padding;
+};
+
+struct fuse_link_in {
+	uint64_t oldnodeid;
+};
+
+struct fuse_setattr_in {
+	uint32_t valid;
+	uint32_t padding;
+	uint64_t fh;
+	uint64_t size;
+	uint64_t lock_owner;
+	uint64_t atime;
+	uint64_t mtime;
+	uint64_t ctime;
+	uint32_t atimensec;
+	uint32_t mtimensec;
+	uint32_t ctimensec;
+	uint32_t mode;
+	uint32_t unused4;
 	uint32_t uid;
 	uint32_t gid;
-	uint32_t pid;
-	uint16_t total_extlen;
-	union {
-		uint16_t padding;
-		int16_t error_in;
-	};
+	uint32_t unused5;
+};
+
+struct fuse_create_in {
+	uint32_t flags;
+	uint32_t mode;
+	uint32_t umask;
+	uint32_t open_flags;
+};
+
+struct fuse_open_out {
+	uint64_t fh;
+	uint32_t open_flags;
+	uint32_t padding;
+};
+
+struct fuse_access_in {
+	uint32_t mask;
+	uint32_t padding;
 };
 
 struct fuse_bpf_entry_out {
@@ -32436,58 +33780,89 @@ struct fuse_bpf_entry_out {
 	uint64_t fd;
 };
 
-struct fuse_out_header {
-	uint32_t len;
-	int32_t error;
-	uint64_t unique;
-};
-
-struct fuse_notify_inval_inode_out {
-	uint64_t ino;
-	int64_t off;
-	int64_t len;
-};
-
-struct fuse_notify_inval_entry_out {
-	uint64_t parent;
-	uint32_t namelen;
-	uint32_t flags;
-};
-
-struct fuse_notify_delete_out {
-	uint64_t parent;
-	uint64_t child;
-	uint32_t namelen;
-	uint32_t padding;
-};
-
-struct fuse_notify_store_out {
-	uint64_t nodeid;
-	uint64_t offset;
+struct fuse_secctx {
 	uint32_t size;
 	uint32_t padding;
 };
 
-struct fuse_notify_retrieve_out {
-	uint64_t notify_unique;
-	uint64_t nodeid;
-	uint64_t offset;
+struct fuse_secctx_header {
 	uint32_t size;
-	uint32_t padding;
-};
-
-struct fuse_notify_retrieve_in {
-	uint64_t dummy1;
-	uint64_t offset;
-	uint32_t size;
-	uint32_t dummy2;
-	uint64_t dummy3;
-	uint64_t dummy4;
+	uint32_t nr_secctx;
 };
 
 struct fuse_forget_link {
 	struct fuse_forget_one forget_one;
 	struct fuse_forget_link *next;
+};
+
+struct fuse_dentry {
+	union {
+		u64 time;
+		struct callback_head rcu;
+	};
+	struct path backing_path;
+	struct dentry *backing_stale;
+	bool backing_from_server;
+	bool filter_revalidate;
+	unsigned int filter_gen;
+	seqcount_spinlock_t backing_seq_lock;
+	unsigned int backing_seq;
+	u64 backing_seq_time;
+};
+
+struct fuse_submount_lookup {
+	refcount_t count;
+	u64 nodeid;
+	struct fuse_forget_link *forget;
+};
+
+struct fuse_bpf_filter;
+
+struct fuse_inode {
+	struct inode inode;
+	u64 nodeid;
+	u64 nlookup;
+	struct fuse_forget_link *forget;
+	u64 i_time;
+	u32 inval_mask;
+	umode_t orig_i_mode;
+	u64 orig_ino;
+	u64 attr_version;
+	union {
+		struct {
+			struct list_head write_files;
+			struct list_head queued_writes;
+			int writectr;
+			wait_queue_head_t page_waitq;
+			struct rb_root writepages;
+		};
+		struct {
+			bool cached;
+			loff_t size;
+			loff_t pos;
+			u64 version;
+			struct timespec64 mtime;
+			u64 iversion;
+			spinlock_t lock;
+		} rdc;
+	};
+	long unsigned int state;
+	struct mutex mutex;
+	spinlock_t lock;
+	struct fuse_submount_lookup *submount_lookup;
+	struct inode *backing_inode;
+	struct vfsmount *backing_mnt;
+	struct fuse_bpf_filter *bpf;
+	struct task_struct *splice_writer;
+};
+
+enum {
+	FUSE_I_ADVISE_RDPLUS = 0,
+	FUSE_I_INIT_RDPLUS = 1,
+	FUSE_I_SIZE_UNSTABLE = 2,
+	FUSE_I_BAD = 3,
+	FUSE_I_BACKING_NOSUID = 4,
+	FUSE_I_BACKING_NODEV = 5,
 };
 
 struct fuse_mount;
@@ -32539,8 +33914,6 @@ struct fuse_page_desc {
 	unsigned int offset;
 };
 
-struct fuse_ops;
-
 struct fuse_args {
 	uint64_t nodeid;
 	uint32_t opcode;
@@ -32569,79 +33942,11 @@ struct fuse_args {
 	void (*end)(struct fuse_mount *, struct fuse_args *, int);
 };
 
-struct fuse_bpf_ctx;
-
-struct fuse_ops {
-	int (*lookup)(struct fuse_bpf_ctx *);
-	int (*getattr)(struct fuse_bpf_ctx *);
-	int (*setattr)(struct fuse_bpf_ctx *);
-	int (*readlink)(struct fuse_bpf_ctx *);
-	int (*symlink)(struct fuse_bpf_ctx *);
-	int (*mknod)(struct fuse_bpf_ctx *);
-	int (*mkdir)(struct fuse_bpf_ctx *);
-	int (*unlink)(struct fuse_bpf_ctx *);
-	int (*rmdir)(struct fuse_bpf_ctx *);
-	int (*rename2)(struct fuse_bpf_ctx *);
-	int (*link)(struct fuse_bpf_ctx *);
-	int (*open)(struct fuse_bpf_ctx *);
-	int (*read)(struct fuse_bpf_ctx *);
-	int (*write)(struct fuse_bpf_ctx *);
-	int (*statfs)(struct fuse_bpf_ctx *);
-	int (*release)(struct fuse_bpf_ctx *);
-	int (*fsync)(struct fuse_bpf_ctx *);
-	int (*setxattr)(struct fuse_bpf_ctx *);
-	int (*getxattr)(struct fuse_bpf_ctx *);
-	int (*listxattr)(struct fuse_bpf_ctx *);
-	int (*removexattr)(struct fuse_bpf_ctx *);
-	int (*flush)(struct fuse_bpf_ctx *);
-	int (*opendir)(struct fuse_bpf_ctx *);
-	int (*readdir)(struct fuse_bpf_ctx *);
-	int (*releasedir)(struct fuse_bpf_ctx *);
-	int (*fsyncdir)(struct fuse_bpf_ctx *);
-	int (*access)(struct fuse_bpf_ctx *);
-	int (*create)(struct fuse_bpf_ctx *);
-	int (*fallocate)(struct fuse_bpf_ctx *);
-	int (*lseek)(struct fuse_bpf_ctx *);
-	int (*copy_file_range)(struct fuse_bpf_ctx *);
-	u64 post_only;
-};
-
 struct fuse_args_pages {
 	struct fuse_args args;
 	struct page **pages;
 	struct fuse_page_desc *descs;
 	unsigned int num_pages;
-};
-
-enum fuse_req_flag {
-	FR_ISREPLY = 0,
-	FR_FORCE = 1,
-	FR_BACKGROUND = 2,
-	FR_WAITING = 3,
-	FR_ABORTED = 4,
-	FR_INTERRUPTED = 5,
-	FR_LOCKED = 6,
-	FR_PENDING = 7,
-	FR_SENT = 8,
-	FR_FINISHED = 9,
-	FR_PRIVATE = 10,
-	FR_ASYNC = 11,
-};
-
-struct fuse_req {
-	struct list_head list;
-	struct list_head intr_entry;
-	struct fuse_args *args;
-	refcount_t count;
-	long unsigned int flags;
-	struct {
-		struct fuse_in_header h;
-	} in;
-	struct {
-		struct fuse_out_header h;
-	} out;
-	wait_queue_head_t waitq;
-	struct fuse_mount *fm;
 };
 
 struct fuse_iqueue;
@@ -32666,19 +33971,6 @@ struct fuse_iqueue {
 	struct fasync_struct *fasync;
 	const struct fuse_iqueue_ops *ops;
 	void *priv;
-};
-
-struct fuse_pqueue {
-	unsigned int connected;
-	spinlock_t lock;
-	struct list_head *processing;
-	struct list_head io;
-};
-
-struct fuse_dev {
-	struct fuse_conn *fc;
-	struct fuse_pqueue pq;
-	struct list_head entry;
 };
 
 struct fuse_sync_bucket;
@@ -32794,34 +34086,12 @@ enum fuse_bpf_set {
 	FUSE_BPF_REMOVE = 2,
 };
 
-struct fuse_bpf_filter;
-
 struct fuse_bpf_entry {
 	struct fuse_bpf_entry_out out[2];
 	enum fuse_bpf_set backing_action;
 	struct file *backing_file;
 	enum fuse_bpf_set bpf_action;
 	struct fuse_bpf_filter *bpf;
-};
-
-struct fuse_copy_state {
-	int write;
-	struct fuse_req *req;
-	struct iov_iter *iter;
-	struct pipe_buffer *pipebufs;
-	struct pipe_buffer *currbuf;
-	struct pipe_inode_info *pipe;
-	long unsigned int nr_segs;
-	struct page *pg;
-	unsigned int len;
-	unsigned int offset;
-	unsigned int move_pages: 1;
-	unsigned int via_ioctl: 1;
-};
-
-struct fuse_retrieve_args {
-	struct fuse_args_pages ap;
-	struct fuse_notify_retrieve_in inarg;
 };
 
 struct fuse_file_lock {
@@ -32834,12 +34104,6 @@ struct fuse_file_lock {
 struct fuse_open_in {
 	uint32_t flags;
 	uint32_t open_flags;
-};
-
-struct fuse_open_out {
-	uint64_t fh;
-	uint32_t open_flags;
-	uint32_t padding;
 };
 
 struct fuse_release_in {
@@ -32921,6 +34185,10 @@ struct fuse_poll_out {
 	uint32_t padding;
 };
 
+struct fuse_notify_poll_wakeup_out {
+	uint64_t kh;
+};
+
 struct fuse_fallocate_in {
 	uint64_t fh;
 	uint64_t offset;
@@ -32948,59 +34216,6 @@ struct fuse_copy_file_range_in {
 	uint64_t off_out;
 	uint64_t len;
 	uint64_t flags;
-};
-
-struct fuse_submount_lookup {
-	refcount_t count;
-	u64 nodeid;
-	struct fuse_forget_link *forget;
-};
-
-struct fuse_inode {
-	struct inode inode;
-	u64 nodeid;
-	u64 nlookup;
-	struct fuse_forget_link *forget;
-	u64 i_time;
-	u32 inval_mask;
-	umode_t orig_i_mode;
-	u64 orig_ino;
-	u64 attr_version;
-	union {
-		struct {
-			struct list_head write_files;
-			struct list_head queued_writes;
-			int writectr;
-			wait_queue_head_t page_waitq;
-			struct rb_root writepages;
-		};
-		struct {
-			bool cached;
-			loff_t size;
-			loff_t pos;
-			u64 version;
-			struct timespec64 mtime;
-			u64 iversion;
-			spinlock_t lock;
-		} rdc;
-	};
-	long unsigned int state;
-	struct mutex mutex;
-	spinlock_t lock;
-	struct fuse_submount_lookup *submount_lookup;
-	struct inode *backing_inode;
-	struct vfsmount *backing_mnt;
-	struct fuse_bpf_filter *bpf;
-	struct task_struct *splice_writer;
-};
-
-enum {
-	FUSE_I_ADVISE_RDPLUS = 0,
-	FUSE_I_INIT_RDPLUS = 1,
-	FUSE_I_SIZE_UNSTABLE = 2,
-	FUSE_I_BAD = 3,
-	FUSE_I_BACKING_NOSUID = 4,
-	FUSE_I_BACKING_NODEV = 5,
 };
 
 struct fuse_release_args {
@@ -33042,6 +34257,16 @@ struct fuse_io_args {
 	struct fuse_file *ff;
 };
 
+enum iter_type {
+	ITER_IOVEC = 0,
+	ITER_KVEC = 1,
+	ITER_BVEC = 2,
+	ITER_PIPE = 3,
+	ITER_XARRAY = 4,
+	ITER_DISCARD = 5,
+	ITER_UBUF = 6,
+};
+
 struct fuse_writepage_args {
 	struct fuse_io_args ia;
 	struct rb_node writepages_entry;
@@ -33074,6 +34299,10 @@ struct fuse_getxattr_in {
 struct fuse_getxattr_out {
 	uint32_t size;
 	uint32_t padding;
+};
+
+struct fuse_forget_in {
+	uint64_t nlookup;
 };
 
 struct fuse_dirent {
@@ -33109,67 +34338,6 @@ struct fuse_kstatfs {
 	uint32_t spare[6];
 };
 
-struct fuse_getattr_in {
-	uint32_t getattr_flags;
-	uint32_t dummy;
-	uint64_t fh;
-};
-
-struct fuse_attr_out {
-	uint64_t attr_valid;
-	uint32_t attr_valid_nsec;
-	uint32_t dummy;
-	struct fuse_attr attr;
-};
-
-struct fuse_mknod_in {
-	uint32_t mode;
-	uint32_t rdev;
-	uint32_t umask;
-	uint32_t padding;
-};
-
-struct fuse_mkdir_in {
-	uint32_t mode;
-	uint32_t umask;
-};
-
-struct fuse_rename2_in {
-	uint64_t newdir;
-	uint32_t flags;
-	uint32_t padding;
-};
-
-struct fuse_link_in {
-	uint64_t oldnodeid;
-};
-
-struct fuse_setattr_in {
-	uint32_t valid;
-	uint32_t padding;
-	uint64_t fh;
-	uint64_t size;
-	uint64_t lock_owner;
-	uint64_t atime;
-	uint64_t mtime;
-	uint64_t ctime;
-	uint32_t atimensec;
-	uint32_t mtimensec;
-	uint32_t ctimensec;
-	uint32_t mode;
-	uint32_t unused4;
-	uint32_t uid;
-	uint32_t gid;
-	uint32_t unused5;
-};
-
-struct fuse_create_in {
-	uint32_t flags;
-	uint32_t mode;
-	uint32_t umask;
-	uint32_t open_flags;
-};
-
 struct fuse_read_out {
 	uint64_t offset;
 	uint32_t again;
@@ -33180,42 +34348,11 @@ struct fuse_statfs_out {
 	struct fuse_kstatfs st;
 };
 
-struct fuse_access_in {
-	uint32_t mask;
-	uint32_t padding;
-};
-
 enum fuse_bpf_type {
 	FUSE_ENTRY_BACKING = 1,
 	FUSE_ENTRY_BPF = 2,
 	FUSE_ENTRY_REMOVE_BACKING = 3,
 	FUSE_ENTRY_REMOVE_BPF = 4,
-};
-
-struct renamedata {
-	struct user_namespace *old_mnt_userns;
-	struct inode *old_dir;
-	struct dentry *old_dentry;
-	struct user_namespace *new_mnt_userns;
-	struct inode *new_dir;
-	struct dentry *new_dentry;
-	struct inode **delegated_inode;
-	unsigned int flags;
-};
-
-struct fuse_dentry {
-	union {
-		u64 time;
-		struct callback_head rcu;
-	};
-	struct path backing_path;
-	struct dentry *backing_stale;
-	bool backing_from_server;
-	bool filter_revalidate;
-	unsigned int filter_gen;
-	seqcount_spinlock_t backing_seq_lock;
-	unsigned int backing_seq;
-	u64 backing_seq_time;
 };
 
 enum fuse_dax_mode {
@@ -33362,6 +34499,59 @@ struct fuse_xattr_io {
 	struct fuse_getxattr_out fgo;
 };
 
+struct cuse_init_in {
+	uint32_t major;
+	uint32_t minor;
+	uint32_t unused;
+	uint32_t flags;
+};
+
+struct cuse_init_out {
+	uint32_t major;
+	uint32_t minor;
+	uint32_t unused;
+	uint32_t flags;
+	uint32_t max_read;
+	uint32_t max_write;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint32_t spare[10];
+};
+
+struct fuse_pqueue {
+	unsigned int connected;
+	spinlock_t lock;
+	struct list_head *processing;
+	struct list_head io;
+};
+
+struct fuse_dev {
+	struct fuse_conn *fc;
+	struct fuse_pqueue pq;
+	struct list_head entry;
+};
+
+struct cuse_conn {
+	struct list_head list;
+	struct fuse_mount fm;
+	struct fuse_conn fc;
+	struct cdev *cdev;
+	struct device *dev;
+	bool unrestricted_ioctl;
+};
+
+struct cuse_devinfo {
+	const char *name;
+};
+
+struct cuse_init_args {
+	struct fuse_args_pages ap;
+	struct cuse_init_in in;
+	struct cuse_init_out out;
+	struct page *page;
+	struct fuse_page_desc desc;
+};
+
 struct ovl_config {
 	char *lowerdir;
 	char *upperdir;
@@ -33451,12 +34641,6 @@ struct ovl_inode {
 	struct mutex lock;
 };
 
-enum ovl_path_type {
-	__OVL_PATH_UPPER = 1,
-	__OVL_PATH_MERGE = 2,
-	__OVL_PATH_ORIGIN = 4,
-};
-
 enum ovl_xattr {
 	OVL_XATTR_OPAQUE = 0,
 	OVL_XATTR_REDIRECT = 1,
@@ -33474,122 +34658,6 @@ enum ovl_inode_flag {
 	OVL_INDEX = 2,
 	OVL_UPPERDATA = 3,
 	OVL_CONST_INO = 4,
-};
-
-enum ovl_entry_flag {
-	OVL_E_UPPER_ALIAS = 0,
-	OVL_E_OPAQUE = 1,
-	OVL_E_CONNECTED = 2,
-};
-
-enum {
-	OVL_XINO_OFF = 0,
-	OVL_XINO_AUTO = 1,
-	OVL_XINO_ON = 2,
-};
-
-struct ovl_inode_params {
-	struct inode *newinode;
-	struct dentry *upperdentry;
-	struct ovl_path *lowerpath;
-	bool index;
-	unsigned int numlower;
-	char *redirect;
-	struct dentry *lowerdata;
-};
-
-struct ovl_cattr {
-	dev_t rdev;
-	umode_t mode;
-	const char *link;
-	struct dentry *hardlink;
-};
-
-enum {
-	OPT_LOWERDIR = 0,
-	OPT_UPPERDIR = 1,
-	OPT_WORKDIR = 2,
-	OPT_DEFAULT_PERMISSIONS = 3,
-	OPT_REDIRECT_DIR = 4,
-	OPT_INDEX_ON = 5,
-	OPT_INDEX_OFF = 6,
-	OPT_UUID_ON = 7,
-	OPT_UUID_OFF = 8,
-	OPT_NFS_EXPORT_ON = 9,
-	OPT_USERXATTR = 10,
-	OPT_NFS_EXPORT_OFF = 11,
-	OPT_XINO_ON = 12,
-	OPT_XINO_OFF = 13,
-	OPT_XINO_AUTO = 14,
-	OPT_METACOPY_ON = 15,
-	OPT_METACOPY_OFF = 16,
-	OPT_VOLATILE = 17,
-	OPT_ERR = 18,
-};
-
-struct ovl_aio_req {
-	struct kiocb iocb;
-	refcount_t ref;
-	struct kiocb *orig_iocb;
-};
-
-enum ovl_copyop {
-	OVL_COPY = 0,
-	OVL_CLONE = 1,
-	OVL_DEDUPE = 2,
-};
-
-struct ovl_dir_cache {
-	long int refcount;
-	u64 version;
-	struct list_head entries;
-	struct rb_root root;
-};
-
-struct ovl_cache_entry {
-	unsigned int len;
-	unsigned int type;
-	u64 real_ino;
-	u64 ino;
-	struct list_head l_node;
-	struct rb_node node;
-	struct ovl_cache_entry *next_maybe_whiteout;
-	bool is_upper;
-	bool is_whiteout;
-	char name[0];
-};
-
-struct ovl_readdir_data {
-	struct dir_context ctx;
-	struct dentry *dentry;
-	bool is_lowest;
-	struct rb_root *root;
-	struct list_head *list;
-	struct list_head middle;
-	struct ovl_cache_entry *first_maybe_whiteout;
-	int count;
-	int err;
-	bool is_upper;
-	bool d_type_supported;
-};
-
-struct ovl_dir_file {
-	bool is_real;
-	bool is_upper;
-	struct ovl_dir_cache *cache;
-	struct list_head *cursor;
-	struct file *realfile;
-	struct file *upperfile;
-};
-
-struct ovl_readdir_translate {
-	struct dir_context *orig_ctx;
-	struct ovl_dir_cache *cache;
-	struct dir_context ctx;
-	u64 parent_ino;
-	int fsid;
-	int xinobits;
-	bool xinowarn;
 };
 
 struct ovl_fb {
@@ -33612,6 +34680,87 @@ struct ovl_fh {
 		};
 	};
 };
+
+struct ovl_inode_params {
+	struct inode *newinode;
+	struct dentry *upperdentry;
+	struct ovl_path *lowerpath;
+	bool index;
+	unsigned int numlower;
+	char *redirect;
+	struct dentry *lowerdata;
+};
+
+struct ovl_lookup_data {
+	struct super_block *sb;
+	struct vfsmount *mnt;
+	struct qstr name;
+	bool is_dir;
+	bool opaque;
+	bool stop;
+	bool last;
+	char *redirect;
+	bool metacopy;
+};
+
+struct fileattr {
+	u32 flags;
+	u32 fsx_xflags;
+	u32 fsx_extsize;
+	u32 fsx_nextents;
+	u32 fsx_projid;
+	u32 fsx_cowextsize;
+	bool flags_valid: 1;
+	bool fsx_valid: 1;
+};
+
+enum file_time_flags {
+	S_ATIME = 1,
+	S_MTIME = 2,
+	S_CTIME = 4,
+	S_VERSION = 8,
+};
+
+enum ovl_path_type {
+	__OVL_PATH_UPPER = 1,
+	__OVL_PATH_MERGE = 2,
+	__OVL_PATH_ORIGIN = 4,
+};
+
+enum {
+	OVL_XINO_OFF = 0,
+	OVL_XINO_AUTO = 1,
+	OVL_XINO_ON = 2,
+};
+
+struct ovl_cattr {
+	dev_t rdev;
+	umode_t mode;
+	const char *link;
+	struct dentry *hardlink;
+};
+
+struct ovl_copy_up_ctx {
+	struct dentry *parent;
+	struct dentry *dentry;
+	struct path lowerpath;
+	struct kstat stat;
+	struct kstat pstat;
+	const char *link;
+	struct dentry *destdir;
+	struct qstr destname;
+	struct dentry *workdir;
+	bool origin;
+	bool indexed;
+	bool metacopy;
+};
+
+struct ovl_cu_creds {
+	const struct cred *old;
+	struct cred *new;
+};
+
+typedef u16 uint16_t;
 
 enum p9_open_mode_t {
 	P9_OREAD = 0,
@@ -33885,7 +35034,7 @@ enum {
 	Opt_access = 12,
 	Opt_posixacl = 13,
 	Opt_locktimeout = 14,
-	Opt_err___2 = 15,
+	Opt_err___3 = 15,
 };
 
 struct tracefs_dir_ops {
@@ -33901,35 +35050,17 @@ struct tracefs_mount_opts {
 };
 
 enum {
-	Opt_uid = 0,
-	Opt_gid___2 = 1,
-	Opt_mode = 2,
-	Opt_err___3 = 3,
+	Opt_uid___2 = 0,
+	Opt_gid___3 = 1,
+	Opt_mode___3 = 2,
+	Opt_err___4 = 3,
 };
 
 struct tracefs_fs_info {
 	struct tracefs_mount_opts mount_opts;
 };
 
-struct msg_msgseg;
-
-struct msg_msg {
-	struct list_head m_list;
-	long int m_type;
-	size_t m_ts;
-	struct msg_msgseg *next;
-	void *security;
-};
-
-struct msg_msgseg {
-	struct msg_msgseg *next;
-};
-
 typedef int __kernel_key_t;
-
-typedef unsigned int __kernel_mode_t;
-
-typedef int __kernel_ipc_pid_t;
 
 typedef unsigned int __kernel_uid_t;
 
@@ -33961,11 +35092,6 @@ struct ipc64_perm {
 	__kernel_ulong_t __unused2;
 };
 
-struct msgbuf {
-	__kernel_long_t mtype;
-	char mtext[1];
-};
-
 struct kern_ipc_perm {
 	spinlock_t lock;
 	bool deleted;
@@ -33988,49 +35114,6 @@ struct kern_ipc_perm {
 	long: 64;
 };
 
-struct msg;
-
-struct msqid_ds {
-	struct ipc_perm msg_perm;
-	struct msg *msg_first;
-	struct msg *msg_last;
-	__kernel_old_time_t msg_stime;
-	__kernel_old_time_t msg_rtime;
-	__kernel_old_time_t msg_ctime;
-	long unsigned int msg_lcbytes;
-	long unsigned int msg_lqbytes;
-	short unsigned int msg_cbytes;
-	short unsigned int msg_qnum;
-	short unsigned int msg_qbytes;
-	__kernel_ipc_pid_t msg_lspid;
-	__kernel_ipc_pid_t msg_lrpid;
-};
-
-struct msqid64_ds {
-	struct ipc64_perm msg_perm;
-	long int msg_stime;
-	long int msg_rtime;
-	long int msg_ctime;
-	long unsigned int msg_cbytes;
-	long unsigned int msg_qnum;
-	long unsigned int msg_qbytes;
-	__kernel_pid_t msg_lspid;
-	__kernel_pid_t msg_lrpid;
-	long unsigned int __unused4;
-	long unsigned int __unused5;
-};
-
-struct msginfo {
-	int msgpool;
-	int msgmap;
-	int msgmax;
-	int msgmnb;
-	int msgmni;
-	int msgssz;
-	int msgtql;
-	short unsigned int msgseg;
-};
-
 struct ipc_params {
 	key_t key;
 	int flg;
@@ -34046,166 +35129,122 @@ struct ipc_ops {
 	int (*more_checks)(struct kern_ipc_perm *, struct ipc_params *);
 };
 
-struct msg_queue {
-	struct kern_ipc_perm q_perm;
-	time64_t q_stime;
-	time64_t q_rtime;
-	time64_t q_ctime;
-	long unsigned int q_cbytes;
-	long unsigned int q_qnum;
-	long unsigned int q_qbytes;
-	struct pid *q_lspid;
-	struct pid *q_lrpid;
-	struct list_head q_messages;
-	struct list_head q_receivers;
-	struct list_head q_senders;
-	long: 64;
-	long: 64;
+struct ipc_proc_iface {
+	const char *path;
+	const char *header;
+	int ids;
+	int (*show)(struct seq_file *, void *);
 };
 
-struct msg_receiver {
-	struct list_head r_list;
-	struct task_struct *r_tsk;
-	int r_mode;
-	long int r_msgtype;
-	long int r_maxsize;
-	struct msg_msg *r_msg;
+struct ipc_proc_iter {
+	struct ipc_namespace *ns;
+	struct pid_namespace *pid_ns;
+	struct ipc_proc_iface *iface;
 };
 
-struct msg_sender {
-	struct list_head list;
-	struct task_struct *tsk;
-	size_t msgsz;
+struct sem;
+
+struct sem_queue;
+
+struct sem_undo;
+
+struct semid_ds {
+	struct ipc_perm sem_perm;
+	__kernel_old_time_t sem_otime;
+	__kernel_old_time_t sem_ctime;
+	struct sem *sem_base;
+	struct sem_queue *sem_pending;
+	struct sem_queue **sem_pending_last;
+	struct sem_undo *undo;
+	short unsigned int sem_nsems;
 };
 
-struct shmid_ds {
-	struct ipc_perm shm_perm;
-	int shm_segsz;
-	__kernel_old_time_t shm_atime;
-	__kernel_old_time_t shm_dtime;
-	__kernel_old_time_t shm_ctime;
-	__kernel_ipc_pid_t shm_cpid;
-	__kernel_ipc_pid_t shm_lpid;
-	short unsigned int shm_nattch;
-	short unsigned int shm_unused;
-	void *shm_unused2;
-	void *shm_unused3;
-};
-
-struct shmid64_ds {
-	struct ipc64_perm shm_perm;
-	__kernel_size_t shm_segsz;
-	long int shm_atime;
-	long int shm_dtime;
-	long int shm_ctime;
-	__kernel_pid_t shm_cpid;
-	__kernel_pid_t shm_lpid;
-	long unsigned int shm_nattch;
-	long unsigned int __unused4;
-	long unsigned int __unused5;
-};
-
-struct shminfo64 {
-	long unsigned int shmmax;
-	long unsigned int shmmin;
-	long unsigned int shmmni;
-	long unsigned int shmseg;
-	long unsigned int shmall;
-	long unsigned int __unused1;
-	long unsigned int __unused2;
-	long unsigned int __unused3;
-	long unsigned int __unused4;
-};
-
-struct shminfo {
-	int shmmax;
-	int shmmin;
-	int shmmni;
-	int shmseg;
-	int shmall;
-};
-
-struct shm_info {
-	int used_ids;
-	__kernel_ulong_t shm_tot;
-	__kernel_ulong_t shm_rss;
-	__kernel_ulong_t shm_swp;
-	__kernel_ulong_t swap_attempts;
-	__kernel_ulong_t swap_successes;
-};
-
-enum {
-	HUGETLB_SHMFS_INODE = 1,
-	HUGETLB_ANONHUGE_INODE = 2,
-};
-
-struct shared_policy {};
-
-struct shmem_inode_info {
+struct sem {
+	int semval;
+	struct pid *sempid;
 	spinlock_t lock;
-	unsigned int seals;
-	long unsigned int flags;
-	long unsigned int alloced;
-	long unsigned int swapped;
-	long unsigned int fallocend;
-	struct list_head shrinklist;
-	struct list_head swaplist;
-	struct shared_policy policy;
-	struct simple_xattrs xattrs;
-	atomic_t stop_eviction;
-	struct timespec64 i_crtime;
-	unsigned int fsflags;
-	struct inode vfs_inode;
+	struct list_head pending_alter;
+	struct list_head pending_const;
+	time64_t sem_otime;
 };
 
-struct shmid_kernel {
-	struct kern_ipc_perm shm_perm;
-	struct file *shm_file;
-	long unsigned int shm_nattch;
-	long unsigned int shm_segsz;
-	time64_t shm_atim;
-	time64_t shm_dtim;
-	time64_t shm_ctim;
-	struct pid *shm_cprid;
-	struct pid *shm_lprid;
-	struct ucounts *mlock_ucounts;
-	struct task_struct *shm_creator;
-	struct list_head shm_clist;
-	struct ipc_namespace *ns;
+struct sembuf;
+
+struct sem_queue {
+	struct list_head list;
+	struct task_struct *sleeper;
+	struct sem_undo *undo;
+	struct pid *pid;
+	int status;
+	struct sembuf *sops;
+	struct sembuf *blocking;
+	int nsops;
+	bool alter;
+	bool dupsop;
+};
+
+struct sem_undo {
+	struct list_head list_proc;
+	struct callback_head rcu;
+	struct sem_undo_list *ulp;
+	struct list_head list_id;
+	int semid;
+	short int *semadj;
+};
+
+struct semid64_ds {
+	struct ipc64_perm sem_perm;
+	__kernel_long_t sem_otime;
+	__kernel_ulong_t __unused1;
+	__kernel_long_t sem_ctime;
+	__kernel_ulong_t __unused2;
+	__kernel_ulong_t sem_nsems;
+	__kernel_ulong_t __unused3;
+	__kernel_ulong_t __unused4;
+};
+
+struct sembuf {
+	short unsigned int sem_num;
+	short int sem_op;
+	short int sem_flg;
+};
+
+struct seminfo {
+	int semmap;
+	int semmni;
+	int semmns;
+	int semmnu;
+	int semmsl;
+	int semopm;
+	int semume;
+	int semusz;
+	int semvmx;
+	int semaem;
+};
+
+struct sem_undo_list {
+	refcount_t refcnt;
+	spinlock_t lock;
+	struct list_head list_proc;
+};
+
+struct sem_array {
+	struct kern_ipc_perm sem_perm;
+	time64_t sem_ctime;
+	struct list_head pending_alter;
+	struct list_head pending_const;
+	struct list_head list_id;
+	int sem_nsems;
+	int complex_count;
+	unsigned int use_global_lock;
 	long: 64;
 	long: 64;
 	long: 64;
-};
-
-struct shm_file_data {
-	int id;
-	struct ipc_namespace *ns;
-	struct file *file;
-	const struct vm_operations_struct *vm_ops;
-};
-
-struct vfs_cap_data {
-	__le32 magic_etc;
-	struct {
-		__le32 permitted;
-		__le32 inheritable;
-	} data[2];
-};
-
-struct vfs_ns_cap_data {
-	__le32 magic_etc;
-	struct {
-		__le32 permitted;
-		__le32 inheritable;
-	} data[2];
-	__le32 rootid;
-};
-
-struct cpu_vfs_cap_data {
-	__u32 magic_etc;
-	kernel_cap_t permitted;
-	kernel_cap_t inheritable;
-	kuid_t rootid;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	struct sem sems[0];
 };
 
 struct crypto_async_request;
@@ -34218,6 +35257,11 @@ struct crypto_async_request {
 	void *data;
 	struct crypto_tfm *tfm;
 	u32 flags;
+};
+
+struct crypto_wait {
+	struct completion completion;
+	int err;
 };
 
 struct crypto_template;
@@ -34258,25 +35302,10 @@ struct crypto_template {
 	char name[128];
 };
 
-struct rtattr {
-	short unsigned int rta_len;
-	short unsigned int rta_type;
-};
-
-struct crypto_queue {
-	struct list_head list;
-	struct list_head *backlog;
-	unsigned int qlen;
-	unsigned int max_qlen;
-};
-
-struct crypto_attr_alg {
-	char name[128];
-};
-
-struct crypto_attr_type {
-	u32 type;
-	u32 mask;
+enum {
+	CRYPTO_MSG_ALG_REQUEST = 0,
+	CRYPTO_MSG_ALG_REGISTER = 1,
+	CRYPTO_MSG_ALG_LOADED = 2,
 };
 
 struct crypto_larval {
@@ -34287,17 +35316,13 @@ struct crypto_larval {
 	bool test_started;
 };
 
-enum {
-	CRYPTOA_UNSPEC = 0,
-	CRYPTOA_ALG = 1,
-	CRYPTOA_TYPE = 2,
-	__CRYPTOA_MAX = 3,
+struct crypto_comp {
+	struct crypto_tfm base;
 };
 
-struct hash_alg_common {
-	unsigned int digestsize;
-	unsigned int statesize;
-	struct crypto_alg base;
+struct scatter_walk {
+	struct scatterlist *sg;
+	unsigned int offset;
 };
 
 struct ahash_request {
@@ -34307,22 +35332,6 @@ struct ahash_request {
 	u8 *result;
 	void *priv;
 	void *__ctx[0];
-};
-
-struct crypto_ahash;
-
-struct ahash_alg {
-	int (*init)(struct ahash_request *);
-	int (*update)(struct ahash_request *);
-	int (*final)(struct ahash_request *);
-	int (*finup)(struct ahash_request *);
-	int (*digest)(struct ahash_request *);
-	int (*export)(struct ahash_request *, void *);
-	int (*import)(struct ahash_request *, const void *);
-	int (*setkey)(struct crypto_ahash *, const u8 *, unsigned int);
-	int (*init_tfm)(struct crypto_ahash *);
-	void (*exit_tfm)(struct crypto_ahash *);
-	struct hash_alg_common halg;
 };
 
 struct crypto_ahash {
@@ -34367,18 +35376,18 @@ struct crypto_hash_walk {
 	unsigned int flags;
 };
 
-struct ahash_instance {
-	void (*free)(struct ahash_instance *);
+struct shash_instance {
+	void (*free)(struct shash_instance *);
 	union {
 		struct {
-			char head[88];
+			char head[96];
 			struct crypto_instance base;
 		} s;
-		struct ahash_alg alg;
+		struct shash_alg alg;
 	};
 };
 
-struct crypto_ahash_spawn {
+struct crypto_shash_spawn {
 	struct crypto_spawn base;
 };
 
@@ -34412,22 +35421,6 @@ struct crypto_report_hash {
 	char type[64];
 	unsigned int blocksize;
 	unsigned int digestsize;
-};
-
-struct ahash_request_priv {
-	crypto_completion_t complete;
-	void *data;
-	u8 *result;
-	u32 flags;
-	void *ubuf[0];
-};
-
-struct chksum_ctx {
-	u32 key;
-};
-
-struct chksum_desc_ctx {
-	u32 crc;
 };
 
 struct io_cq {
@@ -34492,6 +35485,43 @@ struct sbitmap_queue {
 	unsigned int min_shallow_depth;
 	atomic_t completion_cnt;
 	atomic_t wakeup_cnt;
+};
+
+enum {
+	DISK_EVENT_MEDIA_CHANGE = 1,
+	DISK_EVENT_EJECT_REQUEST = 2,
+};
+
+enum {
+	DISK_EVENT_FLAG_POLL = 1,
+	DISK_EVENT_FLAG_UEVENT = 2,
+	DISK_EVENT_FLAG_BLOCK_ON_EXCL_WRITE = 4,
+};
+
+struct blk_integrity_profile;
+
+struct blk_integrity {
+	const struct blk_integrity_profile *profile;
+	unsigned char flags;
+	unsigned char tuple_size;
+	unsigned char interval_exp;
+	unsigned char tag_size;
+};
+
+struct blk_integrity_iter;
+
+typedef blk_status_t integrity_processing_fn(struct blk_integrity_iter *);
+
+typedef void integrity_prepare_fn(struct request *);
+
+typedef void integrity_complete_fn(struct request *, unsigned int);
+
+struct blk_integrity_profile {
+	integrity_processing_fn *generate_fn;
+	integrity_processing_fn *verify_fn;
+	integrity_prepare_fn *prepare_fn;
+	integrity_complete_fn *complete_fn;
+	const char *name;
 };
 
 typedef __u32 req_flags_t;
@@ -34656,52 +35686,29 @@ struct blk_mq_hw_ctx {
 	long: 64;
 };
 
-enum hctx_type {
-	HCTX_TYPE_DEFAULT = 0,
-	HCTX_TYPE_READ = 1,
-	HCTX_TYPE_POLL = 2,
-	HCTX_MAX_TYPES = 3,
-};
-
 struct blk_mq_queue_data {
 	struct request *rq;
 	bool last;
 };
 
-enum {
-	DIO_SHOULD_DIRTY = 1,
-	DIO_IS_SYNC = 2,
+struct blk_integrity_iter {
+	void *prot_buf;
+	void *data_buf;
+	sector_t seed;
+	unsigned int data_size;
+	short unsigned int interval;
+	unsigned char tuple_size;
+	const char *disk_name;
 };
 
-struct blkdev_dio {
-	union {
-		struct kiocb *iocb;
-		struct task_struct *waiter;
-	};
-	size_t size;
-	atomic_t ref;
-	unsigned int flags;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	struct bio bio;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
+struct bdev_inode {
+	struct block_device bdev;
+	struct inode vfs_inode;
 };
 
-struct elevator_type;
-
-struct elevator_queue {
-	struct elevator_type *type;
-	void *elevator_data;
-	struct kobject kobj;
-	struct mutex sysfs_lock;
-	unsigned int registered: 1;
-	struct hlist_head hash[64];
+struct bio_alloc_cache {
+	struct bio *free_list;
+	unsigned int nr;
 };
 
 enum rq_qos_id {
@@ -34717,6 +35724,78 @@ struct rq_qos {
 	struct request_queue *q;
 	enum rq_qos_id id;
 	struct rq_qos *next;
+};
+
+enum {
+	sysctl_hung_task_timeout_secs = 0,
+};
+
+enum hctx_type {
+	HCTX_TYPE_DEFAULT = 0,
+	HCTX_TYPE_READ = 1,
+	HCTX_TYPE_POLL = 2,
+	HCTX_MAX_TYPES = 3,
+};
+
+enum blktrace_act {
+	__BLK_TA_QUEUE = 1,
+	__BLK_TA_BACKMERGE = 2,
+	__BLK_TA_FRONTMERGE = 3,
+	__BLK_TA_GETRQ = 4,
+	__BLK_TA_SLEEPRQ = 5,
+	__BLK_TA_REQUEUE = 6,
+	__BLK_TA_ISSUE = 7,
+	__BLK_TA_COMPLETE = 8,
+	__BLK_TA_PLUG = 9,
+	__BLK_TA_UNPLUG_IO = 10,
+	__BLK_TA_UNPLUG_TIMER = 11,
+	__BLK_TA_INSERT = 12,
+	__BLK_TA_SPLIT = 13,
+	__BLK_TA_BOUNCE = 14,
+	__BLK_TA_REMAP = 15,
+	__BLK_TA_ABORT = 16,
+	__BLK_TA_DRV_DATA = 17,
+	__BLK_TA_CGROUP = 256,
+};
+
+struct blk_mq_debugfs_attr;
+
+struct rq_qos_ops {
+	void (*throttle)(struct rq_qos *, struct bio *);
+	void (*track)(struct rq_qos *, struct request *, struct bio *);
+	void (*merge)(struct rq_qos *, struct request *, struct bio *);
+	void (*issue)(struct rq_qos *, struct request *);
+	void (*requeue)(struct rq_qos *, struct request *);
+	void (*done)(struct rq_qos *, struct request *);
+	void (*done_bio)(struct rq_qos *, struct bio *);
+	void (*cleanup)(struct rq_qos *, struct bio *);
+	void (*queue_depth_changed)(struct rq_qos *);
+	void (*exit)(struct rq_qos *);
+	const struct blk_mq_debugfs_attr *debugfs_attrs;
+};
+
+struct biovec_slab {
+	int nr_vecs;
+	char *name;
+	struct kmem_cache *slab;
+};
+
+struct bio_slab {
+	struct kmem_cache *slab;
+	unsigned int slab_ref;
+	unsigned int slab_size;
+	char name[12];
+};
+
+struct elevator_type;
+
+struct elevator_queue {
+	struct elevator_type *type;
+	void *elevator_data;
+	struct kobject kobj;
+	struct mutex sysfs_lock;
+	unsigned int registered: 1;
+	struct hlist_head hash[64];
 };
 
 struct blk_mq_ctxs;
@@ -34748,43 +35827,21 @@ struct blk_stat_callback {
 	struct callback_head rcu;
 };
 
-enum {
-	BLK_MQ_F_SHOULD_MERGE = 1,
-	BLK_MQ_F_TAG_QUEUE_SHARED = 2,
-	BLK_MQ_F_STACKING = 4,
-	BLK_MQ_F_TAG_HCTX_SHARED = 8,
-	BLK_MQ_F_BLOCKING = 32,
-	BLK_MQ_F_NO_SCHED = 64,
-	BLK_MQ_F_NO_SCHED_BY_DEFAULT = 128,
-	BLK_MQ_F_ALLOC_POLICY_START_BIT = 8,
-	BLK_MQ_F_ALLOC_POLICY_BITS = 1,
-	BLK_MQ_S_STOPPED = 0,
-	BLK_MQ_S_TAG_ACTIVE = 1,
-	BLK_MQ_S_SCHED_RESTART = 2,
-	BLK_MQ_S_INACTIVE = 3,
-	BLK_MQ_MAX_DEPTH = 10240,
-	BLK_MQ_CPU_WORK_BATCH = 8,
+struct blk_mq_ctxs {
+	struct kobject kobj;
+	struct blk_mq_ctx *queue_ctx;
 };
 
-enum blktrace_act {
-	__BLK_TA_QUEUE = 1,
-	__BLK_TA_BACKMERGE = 2,
-	__BLK_TA_FRONTMERGE = 3,
-	__BLK_TA_GETRQ = 4,
-	__BLK_TA_SLEEPRQ = 5,
-	__BLK_TA_REQUEUE = 6,
-	__BLK_TA_ISSUE = 7,
-	__BLK_TA_COMPLETE = 8,
-	__BLK_TA_PLUG = 9,
-	__BLK_TA_UNPLUG_IO = 10,
-	__BLK_TA_UNPLUG_TIMER = 11,
-	__BLK_TA_INSERT = 12,
-	__BLK_TA_SPLIT = 13,
-	__BLK_TA_BOUNCE = 14,
-	__BLK_TA_REMAP = 15,
-	__BLK_TA_ABORT = 16,
-	__BLK_TA_DRV_DATA = 17,
-	__BLK_TA_CGROUP = 256,
+struct blk_mq_alloc_data {
+	struct request_queue *q;
+	blk_mq_req_flags_t flags;
+	unsigned int shallow_depth;
+	blk_opf_t cmd_flags;
+	req_flags_t rq_flags;
+	unsigned int nr_tags;
+	struct request **cached_rq;
+	struct blk_mq_ctx *ctx;
+	struct blk_mq_hw_ctx *hctx;
 };
 
 enum elv_merge {
@@ -34793,8 +35850,6 @@ enum elv_merge {
 	ELEVATOR_BACK_MERGE = 2,
 	ELEVATOR_DISCARD_MERGE = 3,
 };
-
-struct blk_mq_alloc_data;
 
 struct elevator_mq_ops {
 	int (*init_sched)(struct request_queue *, struct elevator_type *);
@@ -34837,43 +35892,10 @@ struct elevator_type {
 	struct list_head list;
 };
 
-struct blk_mq_alloc_data {
-	struct request_queue *q;
-	blk_mq_req_flags_t flags;
-	unsigned int shallow_depth;
-	blk_opf_t cmd_flags;
-	req_flags_t rq_flags;
-	unsigned int nr_tags;
-	struct request **cached_rq;
-	struct blk_mq_ctx *ctx;
-	struct blk_mq_hw_ctx *hctx;
-};
-
 struct elv_fs_entry {
 	struct attribute attr;
 	ssize_t (*show)(struct elevator_queue *, char *);
 	ssize_t (*store)(struct elevator_queue *, const char *, size_t);
-};
-
-struct blk_mq_ctxs {
-	struct kobject kobj;
-	struct blk_mq_ctx *queue_ctx;
-};
-
-struct blk_mq_debugfs_attr;
-
-struct rq_qos_ops {
-	void (*throttle)(struct rq_qos *, struct bio *);
-	void (*track)(struct rq_qos *, struct request *, struct bio *);
-	void (*merge)(struct rq_qos *, struct request *, struct bio *);
-	void (*issue)(struct rq_qos *, struct request *);
-	void (*requeue)(struct rq_qos *, struct request *);
-	void (*done)(struct rq_qos *, struct request *);
-	void (*done_bio)(struct rq_qos *, struct bio *);
-	void (*cleanup)(struct rq_qos *, struct bio *);
-	void (*queue_depth_changed)(struct rq_qos *);
-	void (*exit)(struct rq_qos *);
-	const struct blk_mq_debugfs_attr *debugfs_attrs;
 };
 
 enum {
@@ -34882,213 +35904,6 @@ enum {
 	WBT_RWQ_DISCARD = 2,
 	WBT_NUM_RWQ = 3,
 };
-
-enum {
-	PERCPU_REF_INIT_ATOMIC = 1,
-	PERCPU_REF_INIT_DEAD = 2,
-	PERCPU_REF_ALLOW_REINIT = 4,
-};
-
-enum rpm_status {
-	RPM_INVALID = -1,
-	RPM_ACTIVE = 0,
-	RPM_RESUMING = 1,
-	RPM_SUSPENDED = 2,
-	RPM_SUSPENDING = 3,
-};
-
-struct blk_plug_cb;
-
-typedef void (*blk_plug_cb_fn)(struct blk_plug_cb *, bool);
-
-struct blk_plug_cb {
-	struct list_head list;
-	blk_plug_cb_fn callback;
-	void *data;
-};
-
-enum {
-	BLK_MQ_REQ_NOWAIT = 1,
-	BLK_MQ_REQ_RESERVED = 2,
-	BLK_MQ_REQ_PM = 4,
-};
-
-enum {
-	sysctl_hung_task_timeout_secs = 0,
-};
-
-struct trace_event_raw_block_buffer {
-	struct trace_entry ent;
-	dev_t dev;
-	sector_t sector;
-	size_t size;
-	char __data[0];
-};
-
-struct trace_event_raw_block_rq_requeue {
-	struct trace_entry ent;
-	dev_t dev;
-	sector_t sector;
-	unsigned int nr_sector;
-	char rwbs[8];
-	u32 __data_loc_cmd;
-	char __data[0];
-};
-
-struct trace_event_raw_block_rq_completion {
-	struct trace_entry ent;
-	dev_t dev;
-	sector_t sector;
-	unsigned int nr_sector;
-	int error;
-	char rwbs[8];
-	u32 __data_loc_cmd;
-	char __data[0];
-};
-
-struct trace_event_raw_block_rq {
-	struct trace_entry ent;
-	dev_t dev;
-	sector_t sector;
-	unsigned int nr_sector;
-	unsigned int bytes;
-	char rwbs[8];
-	char comm[16];
-	u32 __data_loc_cmd;
-	char __data[0];
-};
-
-struct trace_event_raw_block_bio_complete {
-	struct trace_entry ent;
-	dev_t dev;
-	sector_t sector;
-	unsigned int nr_sector;
-	int error;
-	char rwbs[8];
-	char __data[0];
-};
-
-struct trace_event_raw_block_bio {
-	struct trace_entry ent;
-	dev_t dev;
-	sector_t sector;
-	unsigned int nr_sector;
-	char rwbs[8];
-	char comm[16];
-	char __data[0];
-};
-
-struct trace_event_raw_block_plug {
-	struct trace_entry ent;
-	char comm[16];
-	char __data[0];
-};
-
-struct trace_event_raw_block_unplug {
-	struct trace_entry ent;
-	int nr_rq;
-	char comm[16];
-	char __data[0];
-};
-
-struct trace_event_raw_block_split {
-	struct trace_entry ent;
-	dev_t dev;
-	sector_t sector;
-	sector_t new_sector;
-	char rwbs[8];
-	char comm[16];
-	char __data[0];
-};
-
-struct trace_event_raw_block_bio_remap {
-	struct trace_entry ent;
-	dev_t dev;
-	sector_t sector;
-	unsigned int nr_sector;
-	dev_t old_dev;
-	sector_t old_sector;
-	char rwbs[8];
-	char __data[0];
-};
-
-struct trace_event_raw_block_rq_remap {
-	struct trace_entry ent;
-	dev_t dev;
-	sector_t sector;
-	unsigned int nr_sector;
-	dev_t old_dev;
-	sector_t old_sector;
-	unsigned int nr_bios;
-	char rwbs[8];
-	char __data[0];
-};
-
-struct trace_event_data_offsets_block_buffer {};
-
-struct trace_event_data_offsets_block_rq_requeue {
-	u32 cmd;
-};
-
-struct trace_event_data_offsets_block_rq_completion {
-	u32 cmd;
-};
-
-struct trace_event_data_offsets_block_rq {
-	u32 cmd;
-};
-
-struct trace_event_data_offsets_block_bio_complete {};
-
-struct trace_event_data_offsets_block_bio {};
-
-struct trace_event_data_offsets_block_plug {};
-
-struct trace_event_data_offsets_block_unplug {};
-
-struct trace_event_data_offsets_block_split {};
-
-struct trace_event_data_offsets_block_bio_remap {};
-
-struct trace_event_data_offsets_block_rq_remap {};
-
-typedef void (*btf_trace_block_touch_buffer)(void *, struct buffer_head *);
-
-typedef void (*btf_trace_block_dirty_buffer)(void *, struct buffer_head *);
-
-typedef void (*btf_trace_block_rq_requeue)(void *, struct request *);
-
-typedef void (*btf_trace_block_rq_complete)(void *, struct request *, blk_status_t, unsigned int);
-
-typedef void (*btf_trace_block_rq_error)(void *, struct request *, blk_status_t, unsigned int);
-
-typedef void (*btf_trace_block_rq_insert)(void *, struct request *);
-
-typedef void (*btf_trace_block_rq_issue)(void *, struct request *);
-
-typedef void (*btf_trace_block_rq_merge)(void *, struct request *);
-
-typedef void (*btf_trace_block_bio_complete)(void *, struct request_queue *, struct bio *);
-
-typedef void (*btf_trace_block_bio_bounce)(void *, struct bio *);
-
-typedef void (*btf_trace_block_bio_backmerge)(void *, struct bio *);
-
-typedef void (*btf_trace_block_bio_frontmerge)(void *, struct bio *);
-
-typedef void (*btf_trace_block_bio_queue)(void *, struct bio *);
-
-typedef void (*btf_trace_block_getrq)(void *, struct bio *);
-
-typedef void (*btf_trace_block_plug)(void *, struct request_queue *);
-
-typedef void (*btf_trace_block_unplug)(void *, struct request_queue *, unsigned int, bool);
-
-typedef void (*btf_trace_block_split)(void *, struct bio *, unsigned int);
-
-typedef void (*btf_trace_block_bio_remap)(void *, struct bio *, dev_t, sector_t);
-
-typedef void (*btf_trace_block_rq_remap)(void *, struct request *, dev_t, sector_t);
 
 enum blkg_rwstat_type {
 	BLKG_RWSTAT_READ = 0,
@@ -35106,29 +35921,28 @@ enum {
 	LIMIT_CNT = 2,
 };
 
-struct rq_map_data {
-	struct page **pages;
-	long unsigned int offset;
-	short unsigned int page_order;
-	short unsigned int nr_entries;
-	bool null_mapped;
-	bool from_user;
+struct queue_sysfs_entry {
+	struct attribute attr;
+	ssize_t (*show)(struct request_queue *, char *);
+	ssize_t (*store)(struct request_queue *, const char *, size_t);
 };
-
-struct bio_map_data {
-	bool is_our_pages: 1;
-	bool is_null_mapped: 1;
-	struct iov_iter iter;
-	struct iovec iov[0];
-};
-
-typedef bool (*sb_for_each_fn)(struct sbitmap *, unsigned int, void *);
-
-typedef bool busy_tag_iter_fn(struct request *, void *);
 
 enum {
-	BLK_MQ_UNIQUE_TAG_BITS = 16,
-	BLK_MQ_UNIQUE_TAG_MASK = 65535,
+	BLK_MQ_F_SHOULD_MERGE = 1,
+	BLK_MQ_F_TAG_QUEUE_SHARED = 2,
+	BLK_MQ_F_STACKING = 4,
+	BLK_MQ_F_TAG_HCTX_SHARED = 8,
+	BLK_MQ_F_BLOCKING = 32,
+	BLK_MQ_F_NO_SCHED = 64,
+	BLK_MQ_F_NO_SCHED_BY_DEFAULT = 128,
+	BLK_MQ_F_ALLOC_POLICY_START_BIT = 8,
+	BLK_MQ_F_ALLOC_POLICY_BITS = 1,
+	BLK_MQ_S_STOPPED = 0,
+	BLK_MQ_S_TAG_ACTIVE = 1,
+	BLK_MQ_S_SCHED_RESTART = 2,
+	BLK_MQ_S_INACTIVE = 3,
+	BLK_MQ_MAX_DEPTH = 10240,
+	BLK_MQ_CPU_WORK_BATCH = 8,
 };
 
 enum {
@@ -35137,97 +35951,201 @@ enum {
 	BLK_MQ_TAG_MAX = 4294967294,
 };
 
-struct mq_inflight {
-	struct block_device *part;
-	unsigned int inflight[2];
+enum {
+	REQ_FSEQ_PREFLUSH = 1,
+	REQ_FSEQ_DATA = 2,
+	REQ_FSEQ_POSTFLUSH = 4,
+	REQ_FSEQ_DONE = 8,
+	REQ_FSEQ_ACTIONS = 7,
+	FLUSH_PENDING_TIMEOUT = 1250,
 };
 
-struct blk_rq_wait {
-	struct completion done;
-	blk_status_t ret;
+struct req_iterator {
+	struct bvec_iter iter;
+	struct bio *bio;
 };
 
-struct blk_expired_data {
-	bool has_timedout_rq;
-	long unsigned int next;
-	long unsigned int timeout_start;
+enum bio_merge_status {
+	BIO_MERGE_OK = 0,
+	BIO_MERGE_NONE = 1,
+	BIO_MERGE_FAILED = 2,
 };
 
-struct flush_busy_ctx_data {
-	struct blk_mq_hw_ctx *hctx;
-	struct list_head *list;
+typedef bool (*sb_for_each_fn)(struct sbitmap *, unsigned int, void *);
+
+struct sbq_wait {
+	struct sbitmap_queue *sbq;
+	struct wait_queue_entry wait;
 };
 
-struct dispatch_rq_data {
-	struct blk_mq_hw_ctx *hctx;
-	struct request *rq;
-};
+typedef bool busy_tag_iter_fn(struct request *, void *);
 
-enum prep_dispatch {
-	PREP_DISPATCH_OK = 0,
-	PREP_DISPATCH_NO_TAG = 1,
-	PREP_DISPATCH_NO_BUDGET = 2,
-};
-
-struct rq_iter_data {
-	struct blk_mq_hw_ctx *hctx;
-	bool has_rq;
-};
-
-struct blk_mq_qe_pair {
-	struct list_head node;
-	struct request_queue *q;
-	struct elevator_type *type;
-};
-
-struct klist_node;
-
-struct klist {
-	spinlock_t k_lock;
-	struct list_head k_list;
-	void (*get)(struct klist_node *);
-	void (*put)(struct klist_node *);
-};
-
-struct klist_node {
-	void *n_klist;
-	struct list_head n_node;
-	struct kref n_ref;
-};
-
-struct klist_iter {
-	struct klist *i_klist;
-	struct klist_node *i_cur;
-};
-
-struct class_dev_iter {
-	struct klist_iter ki;
-	const struct device_type *type;
+enum {
+	BLK_MQ_REQ_NOWAIT = 1,
+	BLK_MQ_REQ_RESERVED = 2,
+	BLK_MQ_REQ_PM = 4,
 };
 
 enum {
-	GENHD_FL_REMOVABLE = 1,
-	GENHD_FL_HIDDEN = 2,
-	GENHD_FL_NO_PART = 4,
+	BLK_MQ_UNIQUE_TAG_BITS = 16,
+	BLK_MQ_UNIQUE_TAG_MASK = 65535,
 };
 
-struct badblocks {
-	struct device *dev;
-	int count;
-	int unacked_exist;
-	int shift;
-	u64 *page;
-	int changed;
-	seqlock_t lock;
-	sector_t sector;
-	sector_t size;
+struct bt_iter_data {
+	struct blk_mq_hw_ctx *hctx;
+	struct request_queue *q;
+	busy_tag_iter_fn *fn;
+	void *data;
+	bool reserved;
 };
 
-struct blk_major_name {
-	struct blk_major_name *next;
-	int major;
-	char name[16];
-	void (*probe)(dev_t);
+struct bt_tags_iter_data {
+	struct blk_mq_tags *tags;
+	busy_tag_iter_fn *fn;
+	void *data;
+	unsigned int flags;
+};
+
+struct blk_queue_stats {
+	struct list_head callbacks;
+	spinlock_t lock;
+	int accounting;
+};
+
+struct blk_mq_hw_ctx_sysfs_entry {
+	struct attribute attr;
+	ssize_t (*show)(struct blk_mq_hw_ctx *, char *);
+	ssize_t (*store)(struct blk_mq_hw_ctx *, const char *, size_t);
+};
+
+struct hd_geometry {
+	unsigned char heads;
+	unsigned char sectors;
+	short unsigned int cylinders;
+	long unsigned int start;
+};
+
+struct blkpg_ioctl_arg {
+	int op;
+	int flags;
+	int datalen;
+	void *data;
+};
+
+struct blkpg_partition {
+	long long int start;
+	long long int length;
+	int pno;
+	char devname[64];
+	char volname[64];
+};
+
+struct pr_reservation {
+	__u64 key;
+	__u32 type;
+	__u32 flags;
+};
+
+struct pr_registration {
+	__u64 old_key;
+	__u64 new_key;
+	__u32 flags;
+	__u32 __pad;
+};
+
+struct pr_preempt {
+	__u64 old_key;
+	__u64 new_key;
+	__u32 type;
+	__u32 flags;
+};
+
+struct pr_clear {
+	__u64 key;
+	__u32 flags;
+	__u32 __pad;
+};
+
+enum {
+	IOPRIO_WHO_PROCESS = 1,
+	IOPRIO_WHO_PGRP = 2,
+	IOPRIO_WHO_USER = 3,
+};
+
+struct fat_boot_sector {
+	__u8 ignored[3];
+	__u8 system_id[8];
+	__u8 sector_size[2];
+	__u8 sec_per_clus;
+	__le16 reserved;
+	__u8 fats;
+	__u8 dir_entries[2];
+	__u8 sectors[2];
+	__u8 media;
+	__le16 fat_length;
+	__le16 secs_track;
+	__le16 heads;
+	__le32 hidden;
+	__le32 total_sect;
+	union {
+		struct {
+			__u8 drive_number;
+			__u8 state;
+			__u8 signature;
+			__u8 vol_id[4];
+			__u8 vol_label[11];
+			__u8 fs_type[8];
+		} fat16;
+		struct {
+			__le32 length;
+			__le16 flags;
+			__u8 version[2];
+			__le32 root_cluster;
+			__le16 info_sector;
+			__le16 backup_boot;
+			__le16 reserved2[6];
+			__u8 drive_number;
+			__u8 state;
+			__u8 signature;
+			__u8 vol_id[4];
+			__u8 vol_label[11];
+			__u8 fs_type[8];
+		} fat32;
+	};
+};
+
+struct msdos_partition {
+	u8 boot_ind;
+	u8 head;
+	u8 sector;
+	u8 cyl;
+	u8 sys_ind;
+	u8 end_head;
+	u8 end_sector;
+	u8 end_cyl;
+	__le32 start_sect;
+	__le32 nr_sects;
+};
+
+enum msdos_sys_ind {
+	DOS_EXTENDED_PARTITION = 5,
+	LINUX_EXTENDED_PARTITION = 133,
+	WIN98_EXTENDED_PARTITION = 15,
+	LINUX_DATA_PARTITION = 131,
+	LINUX_LVM_PARTITION = 142,
+	LINUX_RAID_PARTITION = 253,
+	SOLARIS_X86_PARTITION = 130,
+	NEW_SOLARIS_X86_PARTITION = 191,
+	DM6_AUX1PARTITION = 81,
+	DM6_AUX3PARTITION = 83,
+	DM6_PARTITION = 84,
+	EZD_PARTITION = 85,
+	FREEBSD_PARTITION = 165,
+	OPENBSD_PARTITION = 166,
+	NETBSD_PARTITION = 169,
+	BSDI_PARTITION = 183,
+	MINIX_PARTITION = 129,
+	UNIXWARE_PARTITION = 99,
 };
 
 struct parsed_partitions {
@@ -35250,146 +36168,214 @@ typedef struct {
 	struct folio *v;
 } Sector;
 
-typedef struct {
-	__u8 b[16];
-} guid_t;
-
-typedef guid_t efi_guid_t;
-
-struct _gpt_header {
-	__le64 signature;
-	__le32 revision;
-	__le32 header_size;
-	__le32 header_crc32;
-	__le32 reserved1;
-	__le64 my_lba;
-	__le64 alternate_lba;
-	__le64 first_usable_lba;
-	__le64 last_usable_lba;
-	efi_guid_t disk_guid;
-	__le64 partition_entry_lba;
-	__le32 num_partition_entries;
-	__le32 sizeof_partition_entry;
-	__le32 partition_entry_array_crc32;
-} __attribute__((packed));
-
-typedef struct _gpt_header gpt_header;
-
-struct _gpt_entry_attributes {
-	u64 required_to_function: 1;
-	u64 reserved: 47;
-	u64 type_guid_specific: 16;
+struct rq_wait {
+	wait_queue_head_t wait;
+	atomic_t inflight;
 };
 
-typedef struct _gpt_entry_attributes gpt_entry_attributes;
-
-struct _gpt_entry {
-	efi_guid_t partition_type_guid;
-	efi_guid_t unique_partition_guid;
-	__le64 starting_lba;
-	__le64 ending_lba;
-	gpt_entry_attributes attributes;
-	__le16 partition_name[36];
+struct rq_depth {
+	unsigned int max_depth;
+	int scale_step;
+	bool scaled_max;
+	unsigned int queue_depth;
+	unsigned int default_depth;
 };
 
-typedef struct _gpt_entry gpt_entry;
+typedef bool acquire_inflight_cb_t(struct rq_wait *, void *);
 
-struct _gpt_mbr_record {
-	u8 boot_indicator;
-	u8 start_head;
-	u8 start_sector;
-	u8 start_track;
-	u8 os_type;
-	u8 end_head;
-	u8 end_sector;
-	u8 end_track;
-	__le32 starting_lba;
-	__le32 size_in_lba;
+typedef void cleanup_cb_t(struct rq_wait *, void *);
+
+struct rq_qos_wait_data {
+	struct wait_queue_entry wq;
+	struct task_struct *task;
+	struct rq_wait *rqw;
+	acquire_inflight_cb_t *cb;
+	void *private_data;
+	bool got_token;
 };
 
-typedef struct _gpt_mbr_record gpt_mbr_record;
+struct blk_ia_range_sysfs_entry {
+	struct attribute attr;
+	ssize_t (*show)(struct blk_independent_access_range *, char *);
+};
 
-struct _legacy_mbr {
-	u8 boot_code[440];
-	__le32 unique_mbr_signature;
-	__le16 unknown;
-	gpt_mbr_record partition_record[4];
-	__le16 signature;
-} __attribute__((packed));
+struct trace_event_raw_kyber_latency {
+	struct trace_entry ent;
+	dev_t dev;
+	char domain[16];
+	char type[8];
+	u8 percentile;
+	u8 numerator;
+	u8 denominator;
+	unsigned int samples;
+	char __data[0];
+};
 
-typedef struct _legacy_mbr legacy_mbr;
+struct trace_event_raw_kyber_adjust {
+	struct trace_entry ent;
+	dev_t dev;
+	char domain[16];
+	unsigned int depth;
+	char __data[0];
+};
+
+struct trace_event_raw_kyber_throttled {
+	struct trace_entry ent;
+	dev_t dev;
+	char domain[16];
+	char __data[0];
+};
+
+struct trace_event_data_offsets_kyber_latency {};
+
+struct trace_event_data_offsets_kyber_adjust {};
+
+struct trace_event_data_offsets_kyber_throttled {};
+
+typedef void (*btf_trace_kyber_latency)(void *, dev_t, const char *, const char *, unsigned int, unsigned int, unsigned int, unsigned int);
+
+typedef void (*btf_trace_kyber_adjust)(void *, dev_t, const char *, unsigned int);
+
+typedef void (*btf_trace_kyber_throttled)(void *, dev_t, const char *);
 
 enum {
-	DISK_EVENT_MEDIA_CHANGE = 1,
-	DISK_EVENT_EJECT_REQUEST = 2,
+	KYBER_READ = 0,
+	KYBER_WRITE = 1,
+	KYBER_DISCARD = 2,
+	KYBER_OTHER = 3,
+	KYBER_NUM_DOMAINS = 4,
 };
 
 enum {
-	DISK_EVENT_FLAG_POLL = 1,
-	DISK_EVENT_FLAG_UEVENT = 2,
-	DISK_EVENT_FLAG_BLOCK_ON_EXCL_WRITE = 4,
+	KYBER_ASYNC_PERCENT = 75,
 };
 
-struct disk_events {
-	struct list_head node;
-	struct gendisk *disk;
+enum {
+	KYBER_LATENCY_SHIFT = 2,
+	KYBER_GOOD_BUCKETS = 4,
+	KYBER_LATENCY_BUCKETS = 8,
+};
+
+enum {
+	KYBER_TOTAL_LATENCY = 0,
+	KYBER_IO_LATENCY = 1,
+};
+
+struct kyber_cpu_latency {
+	atomic_t buckets[48];
+};
+
+struct kyber_ctx_queue {
 	spinlock_t lock;
-	struct mutex block_mutex;
-	int block;
-	unsigned int pending;
-	unsigned int clearing;
-	long int poll_msecs;
-	struct delayed_work dwork;
+	struct list_head rq_list[4];
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
 };
 
-enum dd_data_dir {
-	DD_READ = 0,
-	DD_WRITE = 1,
+struct kyber_queue_data {
+	struct request_queue *q;
+	dev_t dev;
+	struct sbitmap_queue domain_tokens[4];
+	unsigned int async_depth;
+	struct kyber_cpu_latency *cpu_latency;
+	struct timer_list timer;
+	unsigned int latency_buckets[48];
+	long unsigned int latency_timeout[3];
+	int domain_p99[3];
+	u64 latency_targets[3];
 };
 
-enum {
-	DD_DIR_COUNT = 2,
-};
-
-enum dd_prio {
-	DD_RT_PRIO = 0,
-	DD_BE_PRIO = 1,
-	DD_IDLE_PRIO = 2,
-	DD_PRIO_MAX = 2,
-};
-
-enum {
-	DD_PRIO_COUNT = 3,
-};
-
-struct io_stats_per_prio {
-	uint32_t inserted;
-	uint32_t merged;
-	uint32_t dispatched;
-	atomic_t completed;
-};
-
-struct dd_per_prio {
-	struct list_head dispatch;
-	struct rb_root sort_list[2];
-	struct list_head fifo_list[2];
-	struct request *next_rq[2];
-	struct io_stats_per_prio stats;
-};
-
-struct deadline_data {
-	struct dd_per_prio per_prio[3];
-	enum dd_data_dir last_dir;
+struct kyber_hctx_data {
+	spinlock_t lock;
+	struct list_head rqs[4];
+	unsigned int cur_domain;
 	unsigned int batching;
-	unsigned int starved;
-	int fifo_expire[2];
-	int fifo_batch;
-	int writes_starved;
-	int front_merges;
-	u32 async_depth;
-	int prio_aging_expire;
-	spinlock_t lock;
-	spinlock_t zone_lock;
+	struct kyber_ctx_queue *kcqs;
+	struct sbitmap kcq_map[4];
+	struct sbq_wait domain_wait[4];
+	struct sbq_wait_state *domain_ws[4];
+	atomic_t wait_index[4];
+};
+
+struct flush_kcq_data {
+	struct kyber_hctx_data *khd;
+	unsigned int sched_domain;
+	struct list_head *list;
+};
+
+struct virtio_device_id {
+	__u32 device;
+	__u32 vendor;
+};
+
+struct virtio_device;
+
+struct virtqueue {
+	struct list_head list;
+	void (*callback)(struct virtqueue *);
+	const char *name;
+	struct virtio_device *vdev;
+	unsigned int index;
+	unsigned int num_free;
+	unsigned int num_max;
+	void *priv;
+	bool reset;
+};
+
+struct vringh_config_ops;
+
+struct virtio_config_ops;
+
+struct virtio_device {
+	int index;
+	bool failed;
+	bool config_enabled;
+	bool config_change_pending;
+	spinlock_t config_lock;
+	spinlock_t vqs_list_lock;
+	struct device dev;
+	struct virtio_device_id id;
+	const struct virtio_config_ops *config;
+	const struct vringh_config_ops *vringh_config;
+	struct list_head vqs;
+	u64 features;
+	void *priv;
+};
+
+typedef void vq_callback_t(struct virtqueue *);
+
+struct irq_affinity;
+
+struct virtio_shm_region;
+
+struct virtio_config_ops {
+	void (*get)(struct virtio_device *, unsigned int, void *, unsigned int);
+	void (*set)(struct virtio_device *, unsigned int, const void *, unsigned int);
+	u32 (*generation)(struct virtio_device *);
+	u8 (*get_status)(struct virtio_device *);
+	void (*set_status)(struct virtio_device *, u8);
+	void (*reset)(struct virtio_device *);
+	int (*find_vqs)(struct virtio_device *, unsigned int, struct virtqueue **, vq_callback_t **, const char * const *, const bool *, struct irq_affinity *);
+	void (*del_vqs)(struct virtio_device *);
+	void (*synchronize_cbs)(struct virtio_device *);
+	u64 (*get_features)(struct virtio_device *);
+	int (*finalize_features)(struct virtio_device *);
+	const char * (*bus_name)(struct virtio_device *);
+	int (*set_vq_affinity)(struct virtqueue *, const struct cpumask *);
+	const struct cpumask * (*get_vq_affinity)(struct virtio_device *, int);
+	bool (*get_shm_region)(struct virtio_device *, struct virtio_shm_region *, u8);
+	int (*disable_vq_and_reset)(struct virtqueue *);
+	int (*enable_vq_after_reset)(struct virtqueue *);
+};
+
+struct virtio_shm_region {
+	u64 addr;
+	u64 len;
 };
 
 struct io_ring_ctx;
@@ -35418,13 +36404,6 @@ struct io_uring_task {
 		long: 64;
 	};
 };
-
-struct xa_limit {
-	u32 max;
-	u32 min;
-};
-
-typedef u32 compat_ulong_t;
 
 struct io_uring_sqe {
 	__u8 opcode;
@@ -35488,214 +36467,11 @@ struct io_uring_sqe {
 	};
 };
 
-enum {
-	IOSQE_FIXED_FILE_BIT = 0,
-	IOSQE_IO_DRAIN_BIT = 1,
-	IOSQE_IO_LINK_BIT = 2,
-	IOSQE_IO_HARDLINK_BIT = 3,
-	IOSQE_ASYNC_BIT = 4,
-	IOSQE_BUFFER_SELECT_BIT = 5,
-	IOSQE_CQE_SKIP_SUCCESS_BIT = 6,
-};
-
-enum io_uring_op {
-	IORING_OP_NOP = 0,
-	IORING_OP_READV = 1,
-	IORING_OP_WRITEV = 2,
-	IORING_OP_FSYNC = 3,
-	IORING_OP_READ_FIXED = 4,
-	IORING_OP_WRITE_FIXED = 5,
-	IORING_OP_POLL_ADD = 6,
-	IORING_OP_POLL_REMOVE = 7,
-	IORING_OP_SYNC_FILE_RANGE = 8,
-	IORING_OP_SENDMSG = 9,
-	IORING_OP_RECVMSG = 10,
-	IORING_OP_TIMEOUT = 11,
-	IORING_OP_TIMEOUT_REMOVE = 12,
-	IORING_OP_ACCEPT = 13,
-	IORING_OP_ASYNC_CANCEL = 14,
-	IORING_OP_LINK_TIMEOUT = 15,
-	IORING_OP_CONNECT = 16,
-	IORING_OP_FALLOCATE = 17,
-	IORING_OP_OPENAT = 18,
-	IORING_OP_CLOSE = 19,
-	IORING_OP_FILES_UPDATE = 20,
-	IORING_OP_STATX = 21,
-	IORING_OP_READ = 22,
-	IORING_OP_WRITE = 23,
-	IORING_OP_FADVISE = 24,
-	IORING_OP_MADVISE = 25,
-	IORING_OP_SEND = 26,
-	IORING_OP_RECV = 27,
-	IORING_OP_OPENAT2 = 28,
-	IORING_OP_EPOLL_CTL = 29,
-	IORING_OP_SPLICE = 30,
-	IORING_OP_PROVIDE_BUFFERS = 31,
-	IORING_OP_REMOVE_BUFFERS = 32,
-	IORING_OP_TEE = 33,
-	IORING_OP_SHUTDOWN = 34,
-	IORING_OP_RENAMEAT = 35,
-	IORING_OP_UNLINKAT = 36,
-	IORING_OP_MKDIRAT = 37,
-	IORING_OP_SYMLINKAT = 38,
-	IORING_OP_LINKAT = 39,
-	IORING_OP_MSG_RING = 40,
-	IORING_OP_FSETXATTR = 41,
-	IORING_OP_SETXATTR = 42,
-	IORING_OP_FGETXATTR = 43,
-	IORING_OP_GETXATTR = 44,
-	IORING_OP_SOCKET = 45,
-	IORING_OP_URING_CMD = 46,
-	IORING_OP_SEND_ZC = 47,
-	IORING_OP_SENDMSG_ZC = 48,
-	IORING_OP_LAST = 49,
-};
-
 struct io_uring_cqe {
 	__u64 user_data;
 	__s32 res;
 	__u32 flags;
 	__u64 big_cqe[0];
-};
-
-enum {
-	IORING_CQE_BUFFER_SHIFT = 16,
-};
-
-struct io_sqring_offsets {
-	__u32 head;
-	__u32 tail;
-	__u32 ring_mask;
-	__u32 ring_entries;
-	__u32 flags;
-	__u32 dropped;
-	__u32 array;
-	__u32 resv1;
-	__u64 resv2;
-};
-
-struct io_cqring_offsets {
-	__u32 head;
-	__u32 tail;
-	__u32 ring_mask;
-	__u32 ring_entries;
-	__u32 overflow;
-	__u32 cqes;
-	__u32 flags;
-	__u32 resv1;
-	__u64 resv2;
-};
-
-struct io_uring_params {
-	__u32 sq_entries;
-	__u32 cq_entries;
-	__u32 flags;
-	__u32 sq_thread_cpu;
-	__u32 sq_thread_idle;
-	__u32 features;
-	__u32 wq_fd;
-	__u32 resv[3];
-	struct io_sqring_offsets sq_off;
-	struct io_cqring_offsets cq_off;
-};
-
-enum {
-	IORING_REGISTER_BUFFERS = 0,
-	IORING_UNREGISTER_BUFFERS = 1,
-	IORING_REGISTER_FILES = 2,
-	IORING_UNREGISTER_FILES = 3,
-	IORING_REGISTER_EVENTFD = 4,
-	IORING_UNREGISTER_EVENTFD = 5,
-	IORING_REGISTER_FILES_UPDATE = 6,
-	IORING_REGISTER_EVENTFD_ASYNC = 7,
-	IORING_REGISTER_PROBE = 8,
-	IORING_REGISTER_PERSONALITY = 9,
-	IORING_UNREGISTER_PERSONALITY = 10,
-	IORING_REGISTER_RESTRICTIONS = 11,
-	IORING_REGISTER_ENABLE_RINGS = 12,
-	IORING_REGISTER_FILES2 = 13,
-	IORING_REGISTER_FILES_UPDATE2 = 14,
-	IORING_REGISTER_BUFFERS2 = 15,
-	IORING_REGISTER_BUFFERS_UPDATE = 16,
-	IORING_REGISTER_IOWQ_AFF = 17,
-	IORING_UNREGISTER_IOWQ_AFF = 18,
-	IORING_REGISTER_IOWQ_MAX_WORKERS = 19,
-	IORING_REGISTER_RING_FDS = 20,
-	IORING_UNREGISTER_RING_FDS = 21,
-	IORING_REGISTER_PBUF_RING = 22,
-	IORING_UNREGISTER_PBUF_RING = 23,
-	IORING_REGISTER_SYNC_CANCEL = 24,
-	IORING_REGISTER_FILE_ALLOC_RANGE = 25,
-	IORING_REGISTER_LAST = 26,
-};
-
-struct io_uring_probe_op {
-	__u8 op;
-	__u8 resv;
-	__u16 flags;
-	__u32 resv2;
-};
-
-struct io_uring_probe {
-	__u8 last_op;
-	__u8 ops_len;
-	__u16 resv;
-	__u32 resv2[3];
-	struct io_uring_probe_op ops[0];
-};
-
-struct io_uring_restriction {
-	__u16 opcode;
-	union {
-		__u8 register_op;
-		__u8 sqe_op;
-		__u8 sqe_flags;
-	};
-	__u8 resv;
-	__u32 resv2[3];
-};
-
-struct io_uring_buf {
-	__u64 addr;
-	__u32 len;
-	__u16 bid;
-	__u16 resv;
-};
-
-struct io_uring_buf_ring {
-	union {
-		struct {
-			__u64 resv1;
-			__u32 resv2;
-			__u16 resv3;
-			__u16 tail;
-		};
-		struct {
-			struct {} __empty_bufs;
-			struct io_uring_buf bufs[0];
-		};
-	};
-};
-
-enum {
-	IORING_RESTRICTION_REGISTER_OP = 0,
-	IORING_RESTRICTION_SQE_OP = 1,
-	IORING_RESTRICTION_SQE_FLAGS_ALLOWED = 2,
-	IORING_RESTRICTION_SQE_FLAGS_REQUIRED = 3,
-	IORING_RESTRICTION_LAST = 4,
-};
-
-struct io_uring_getevents_arg {
-	__u64 sigmask;
-	__u32 sigmask_sz;
-	__u32 pad;
-	__u64 ts;
-};
-
-struct io_uring_file_index_range {
-	__u32 off;
-	__u32 len;
-	__u64 resv;
 };
 
 enum io_uring_cmd_flags {
@@ -35707,6 +36483,21 @@ enum io_uring_cmd_flags {
 	IO_URING_F_IOPOLL = 16,
 	IO_URING_F_MULTISHOT = 32,
 	IO_URING_F_IOWQ = 64,
+};
+
+struct xattr_name {
+	char name[256];
+};
+
+struct xattr_ctx {
+	union {
+		const void *cvalue;
+		void *value;
+	};
+	void *kvalue;
+	size_t size;
+	struct xattr_name *kname;
+	unsigned int flags;
 };
 
 struct io_wq_work_node {
@@ -36028,6 +36819,106 @@ struct io_ev_fd {
 	atomic_t ops;
 };
 
+struct io_wq_hash {
+	refcount_t refs;
+	long unsigned int map;
+	struct wait_queue_head wait;
+};
+
+enum {
+	REQ_F_FIXED_FILE = 1,
+	REQ_F_IO_DRAIN = 2,
+	REQ_F_LINK = 4,
+	REQ_F_HARDLINK = 8,
+	REQ_F_FORCE_ASYNC = 16,
+	REQ_F_BUFFER_SELECT = 32,
+	REQ_F_CQE_SKIP = 64,
+	REQ_F_FAIL = 256,
+	REQ_F_INFLIGHT = 512,
+	REQ_F_CUR_POS = 1024,
+	REQ_F_NOWAIT = 2048,
+	REQ_F_LINK_TIMEOUT = 4096,
+	REQ_F_NEED_CLEANUP = 8192,
+	REQ_F_POLLED = 16384,
+	REQ_F_BUFFER_SELECTED = 32768,
+	REQ_F_BUFFER_RING = 65536,
+	REQ_F_REISSUE = 131072,
+	REQ_F_SUPPORT_NOWAIT = 1073741824,
+	REQ_F_ISREG = 2147483648,
+	REQ_F_CREDS = 262144,
+	REQ_F_REFCOUNT = 524288,
+	REQ_F_ARM_LTIMEOUT = 1048576,
+	REQ_F_ASYNC_DATA = 2097152,
+	REQ_F_SKIP_LINK_CQES = 4194304,
+	REQ_F_SINGLE_POLL = 8388608,
+	REQ_F_DOUBLE_POLL = 16777216,
+	REQ_F_PARTIAL_IO = 33554432,
+	REQ_F_APOLL_MULTISHOT = 134217728,
+	REQ_F_CQE32_INIT = 67108864,
+	REQ_F_CLEAR_POLLIN = 268435456,
+	REQ_F_HASH_LOCKED = 536870912,
+};
+
+enum {
+	IOU_OK = 0,
+	IOU_ISSUE_SKIP_COMPLETE = -529,
+	IOU_STOP_MULTISHOT = -125,
+};
+
+struct io_xattr {
+	struct file *file;
+	struct xattr_ctx ctx;
+	struct filename *filename;
+};
+
+struct io_rename {
+	struct file *file;
+	int old_dfd;
+	int new_dfd;
+	struct filename *oldpath;
+	struct filename *newpath;
+	int flags;
+};
+
+struct io_unlink {
+	struct file *file;
+	int dfd;
+	int flags;
+	struct filename *filename;
+};
+
+struct io_mkdir {
+	struct file *file;
+	int dfd;
+	umode_t mode;
+	struct filename *filename;
+};
+
+struct io_link {
+	struct file *file;
+	int old_dfd;
+	int new_dfd;
+	struct filename *oldpath;
+	struct filename *newpath;
+	int flags;
+};
+
+struct io_splice {
+	struct file *file_out;
+	loff_t off_out;
+	loff_t off_in;
+	u64 len;
+	int splice_fd_in;
+	unsigned int flags;
+};
+
+struct io_fadvise {
+	struct file *file;
+	u64 offset;
+	u32 len;
+	u32 advice;
+};
+
 struct io_rsrc_node {
 	struct percpu_ref refs;
 	struct list_head node;
@@ -36045,19 +36936,204 @@ struct io_mapped_ubuf {
 	struct bio_vec bvec[0];
 };
 
-struct io_buffer_list {
+struct io_rsrc_put;
+
+typedef void rsrc_put_fn(struct io_ring_ctx *, struct io_rsrc_put *);
+
+struct io_rsrc_data {
+	struct io_ring_ctx *ctx;
+	u64 **tags;
+	unsigned int nr;
+	rsrc_put_fn *do_put;
+	atomic_t refs;
+	struct completion done;
+	bool quiesce;
+};
+
+struct io_rsrc_put {
+	struct list_head list;
+	u64 tag;
 	union {
-		struct list_head buf_list;
-		struct {
-			struct page **buf_pages;
-			struct io_uring_buf_ring *buf_ring;
-		};
+		void *rsrc;
+		struct file *file;
+		struct io_mapped_ubuf *buf;
 	};
-	__u16 bgid;
-	__u16 buf_nr_pages;
-	__u16 nr_entries;
-	__u16 head;
-	__u16 mask;
+};
+
+struct io_open {
+	struct file *file;
+	int dfd;
+	u32 file_slot;
+	struct filename *filename;
+	struct open_how how;
+	long unsigned int nofile;
+};
+
+struct io_close {
+	struct file *file;
+	int fd;
+	u32 file_slot;
+};
+
+struct epoll_event {
+	__poll_t events;
+	__u64 data;
+} __attribute__((packed));
+
+struct io_epoll {
+	struct file *file;
+	int epfd;
+	int op;
+	int fd;
+	struct epoll_event event;
+};
+
+struct statx_timestamp {
+	__s64 tv_sec;
+	__u32 tv_nsec;
+	__s32 __reserved;
+};
+
+struct statx {
+	__u32 stx_mask;
+	__u32 stx_blksize;
+	__u64 stx_attributes;
+	__u32 stx_nlink;
+	__u32 stx_uid;
+	__u32 stx_gid;
+	__u16 stx_mode;
+	__u16 __spare0[1];
+	__u64 stx_ino;
+	__u64 stx_size;
+	__u64 stx_blocks;
+	__u64 stx_attributes_mask;
+	struct statx_timestamp stx_atime;
+	struct statx_timestamp stx_btime;
+	struct statx_timestamp stx_ctime;
+	struct statx_timestamp stx_mtime;
+	__u32 stx_rdev_major;
+	__u32 stx_rdev_minor;
+	__u32 stx_dev_major;
+	__u32 stx_dev_minor;
+	__u64 stx_mnt_id;
+	__u32 stx_dio_mem_align;
+	__u32 stx_dio_offset_align;
+	__u64 __spare3[12];
+};
+
+struct io_statx {
+	struct file *file;
+	int dfd;
+	unsigned int mask;
+	unsigned int flags;
+	struct filename *filename;
+	struct statx *buffer;
+};
+
+enum {
+	IORING_MSG_DATA = 0,
+	IORING_MSG_SEND_FD = 1,
+};
+
+struct io_msg {
+	struct file *file;
+	struct file *src_file;
+	u64 user_data;
+	u32 len;
+	u32 cmd;
+	u32 src_fd;
+	u32 dst_fd;
+	u32 flags;
+};
+
+enum io_uring_op {
+	IORING_OP_NOP = 0,
+	IORING_OP_READV = 1,
+	IORING_OP_WRITEV = 2,
+	IORING_OP_FSYNC = 3,
+	IORING_OP_READ_FIXED = 4,
+	IORING_OP_WRITE_FIXED = 5,
+	IORING_OP_POLL_ADD = 6,
+	IORING_OP_POLL_REMOVE = 7,
+	IORING_OP_SYNC_FILE_RANGE = 8,
+	IORING_OP_SENDMSG = 9,
+	IORING_OP_RECVMSG = 10,
+	IORING_OP_TIMEOUT = 11,
+	IORING_OP_TIMEOUT_REMOVE = 12,
+	IORING_OP_ACCEPT = 13,
+	IORING_OP_ASYNC_CANCEL = 14,
+	IORING_OP_LINK_TIMEOUT = 15,
+	IORING_OP_CONNECT = 16,
+	IORING_OP_FALLOCATE = 17,
+	IORING_OP_OPENAT = 18,
+	IORING_OP_CLOSE = 19,
+	IORING_OP_FILES_UPDATE = 20,
+	IORING_OP_STATX = 21,
+	IORING_OP_READ = 22,
+	IORING_OP_WRITE = 23,
+	IORING_OP_FADVISE = 24,
+	IORING_OP_MADVISE = 25,
+	IORING_OP_SEND = 26,
+	IORING_OP_RECV = 27,
+	IORING_OP_OPENAT2 = 28,
+	IORING_OP_EPOLL_CTL = 29,
+	IORING_OP_SPLICE = 30,
+	IORING_OP_PROVIDE_BUFFERS = 31,
+	IORING_OP_REMOVE_BUFFERS = 32,
+	IORING_OP_TEE = 33,
+	IORING_OP_SHUTDOWN = 34,
+	IORING_OP_RENAMEAT = 35,
+	IORING_OP_UNLINKAT = 36,
+	IORING_OP_MKDIRAT = 37,
+	IORING_OP_SYMLINKAT = 38,
+	IORING_OP_LINKAT = 39,
+	IORING_OP_MSG_RING = 40,
+	IORING_OP_FSETXATTR = 41,
+	IORING_OP_SETXATTR = 42,
+	IORING_OP_FGETXATTR = 43,
+	IORING_OP_GETXATTR = 44,
+	IORING_OP_SOCKET = 45,
+	IORING_OP_URING_CMD = 46,
+	IORING_OP_SEND_ZC = 47,
+	IORING_OP_SENDMSG_ZC = 48,
+	IORING_OP_LAST = 49,
+};
+
+struct io_sqring_offsets {
+	__u32 head;
+	__u32 tail;
+	__u32 ring_mask;
+	__u32 ring_entries;
+	__u32 flags;
+	__u32 dropped;
+	__u32 array;
+	__u32 resv1;
+	__u64 resv2;
+};
+
+struct io_cqring_offsets {
+	__u32 head;
+	__u32 tail;
+	__u32 ring_mask;
+	__u32 ring_entries;
+	__u32 overflow;
+	__u32 cqes;
+	__u32 flags;
+	__u32 resv1;
+	__u64 resv2;
+};
+
+struct io_uring_params {
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 flags;
+	__u32 sq_thread_cpu;
+	__u32 sq_thread_idle;
+	__u32 features;
+	__u32 wq_fd;
+	__u32 resv[3];
+	struct io_sqring_offsets sq_off;
+	struct io_cqring_offsets cq_off;
 };
 
 struct io_sq_data {
@@ -36075,24 +37151,200 @@ struct io_sq_data {
 	struct completion exited;
 };
 
-struct io_rsrc_put;
-
-typedef void rsrc_put_fn(struct io_ring_ctx *, struct io_rsrc_put *);
-
-struct io_rsrc_data {
-	struct io_ring_ctx *ctx;
-	u64 **tags;
-	unsigned int nr;
-	rsrc_put_fn *do_put;
-	atomic_t refs;
-	struct completion done;
-	bool quiesce;
+enum {
+	IO_SQ_THREAD_SHOULD_STOP = 0,
+	IO_SQ_THREAD_SHOULD_PARK = 1,
 };
 
-struct io_wq_hash {
-	refcount_t refs;
-	long unsigned int map;
-	struct wait_queue_head wait;
+struct io_uring_rsrc_update {
+	__u32 offset;
+	__u32 resv;
+	__u64 data;
+};
+
+typedef bool put_work_fn(struct io_wq_work *, struct io_wq_work **);
+
+typedef void free_work_fn(struct io_wq_work *);
+
+typedef void io_wq_work_fn(struct io_wq_work *);
+
+struct io_wq_data {
+	struct io_wq_hash *hash;
+	struct task_struct *task;
+	io_wq_work_fn *do_work;
+	put_work_fn *put_work;
+	free_work_fn *free_work;
+};
+
+struct io_tctx_node {
+	struct list_head ctx_node;
+	struct task_struct *task;
+	struct io_ring_ctx *ctx;
+};
+
+struct io_uring_buf {
+	__u64 addr;
+	__u32 len;
+	__u16 bid;
+	__u16 resv;
+};
+
+struct io_uring_buf_ring {
+	union {
+		struct {
+			__u64 resv1;
+			__u32 resv2;
+			__u16 resv3;
+			__u16 tail;
+		};
+		struct {
+			struct {} __empty_bufs;
+			struct io_uring_buf bufs[0];
+		};
+	};
+};
+
+struct io_buffer_list {
+	union {
+		struct list_head buf_list;
+		struct {
+			struct page **buf_pages;
+			struct io_uring_buf_ring *buf_ring;
+		};
+	};
+	__u16 bgid;
+	__u16 buf_nr_pages;
+	__u16 nr_entries;
+	__u16 head;
+	__u16 mask;
+};
+
+struct io_buffer {
+	struct list_head list;
+	__u64 addr;
+	__u32 len;
+	__u16 bid;
+	__u16 bgid;
+};
+
+struct io_poll {
+	struct file *file;
+	struct wait_queue_head *head;
+	__poll_t events;
+	int retries;
+	struct wait_queue_entry wait;
+};
+
+struct io_cache_entry {
+	struct hlist_node node;
+};
+
+struct async_poll {
+	union {
+		struct io_poll poll;
+		struct io_cache_entry cache;
+	};
+	struct io_poll *double_poll;
+};
+
+enum {
+	IO_WQ_WORK_CANCEL = 1,
+	IO_WQ_WORK_HASHED = 2,
+	IO_WQ_WORK_UNBOUND = 4,
+	IO_WQ_WORK_CONCURRENT = 16,
+	IO_WQ_HASH_SHIFT = 24,
+};
+
+struct io_op_def {
+	unsigned int needs_file: 1;
+	unsigned int plug: 1;
+	unsigned int hash_reg_file: 1;
+	unsigned int unbound_nonreg_file: 1;
+	unsigned int pollin: 1;
+	unsigned int pollout: 1;
+	unsigned int poll_exclusive: 1;
+	unsigned int buffer_select: 1;
+	unsigned int not_supported: 1;
+	unsigned int audit_skip: 1;
+	unsigned int ioprio: 1;
+	unsigned int iopoll: 1;
+	unsigned int iopoll_queue: 1;
+	unsigned int manual_alloc: 1;
+	short unsigned int async_size;
+	const char *name;
+	int (*prep)(struct io_kiocb *, const struct io_uring_sqe *);
+	int (*issue)(struct io_kiocb *, unsigned int);
+	int (*prep_async)(struct io_kiocb *);
+	void (*cleanup)(struct io_kiocb *);
+	void (*fail)(struct io_kiocb *);
+};
+
+enum {
+	IO_APOLL_OK = 0,
+	IO_APOLL_ABORTED = 1,
+	IO_APOLL_READY = 2,
+};
+
+struct io_cancel_data {
+	struct io_ring_ctx *ctx;
+	u64 data;
+	struct file *file;
+	u8 opcode;
+	u32 flags;
+	int seq;
+	bool running;
+};
+
+struct io_poll_update {
+	struct file *file;
+	u64 old_user_data;
+	u64 new_user_data;
+	__poll_t events;
+	bool update_events;
+	bool update_user_data;
+};
+
+struct io_poll_table {
+	struct poll_table_struct pt;
+	struct io_kiocb *req;
+	int nr_entries;
+	int error;
+	bool owning;
+	__poll_t result_mask;
+};
+
+enum {
+	IOU_POLL_DONE = 0,
+	IOU_POLL_NO_ACTION = 1,
+	IOU_POLL_REMOVE_POLL_USE_RES = 2,
+	IOU_POLL_REISSUE = 3,
+};
+
+enum {
+	IORING_CQE_BUFFER_SHIFT = 16,
+};
+
+struct io_uring_buf_reg {
+	__u64 ring_addr;
+	__u32 ring_entries;
+	__u16 bgid;
+	__u16 pad;
+	__u64 resv[3];
+};
+
+struct io_provide_buf {
+	struct file *file;
+	__u64 addr;
+	__u32 len;
+	__u32 bgid;
+	__u32 nbufs;
+	__u16 bid;
+};
+
+struct iov_iter_state {
+	size_t iov_offset;
+	size_t count;
+	long unsigned int nr_segs;
 };
 
 enum {
@@ -36130,687 +37382,6 @@ enum {
 	__REQ_F_LAST_BIT = 32,
 };
 
-enum {
-	REQ_F_FIXED_FILE = 1,
-	REQ_F_IO_DRAIN = 2,
-	REQ_F_LINK = 4,
-	REQ_F_HARDLINK = 8,
-	REQ_F_FORCE_ASYNC = 16,
-	REQ_F_BUFFER_SELECT = 32,
-	REQ_F_CQE_SKIP = 64,
-	REQ_F_FAIL = 256,
-	REQ_F_INFLIGHT = 512,
-	REQ_F_CUR_POS = 1024,
-	REQ_F_NOWAIT = 2048,
-	REQ_F_LINK_TIMEOUT = 4096,
-	REQ_F_NEED_CLEANUP = 8192,
-	REQ_F_POLLED = 16384,
-	REQ_F_BUFFER_SELECTED = 32768,
-	REQ_F_BUFFER_RING = 65536,
-	REQ_F_REISSUE = 131072,
-	REQ_F_SUPPORT_NOWAIT = 1073741824,
-	REQ_F_ISREG = 2147483648,
-	REQ_F_CREDS = 262144,
-	REQ_F_REFCOUNT = 524288,
-	REQ_F_ARM_LTIMEOUT = 1048576,
-	REQ_F_ASYNC_DATA = 2097152,
-	REQ_F_SKIP_LINK_CQES = 4194304,
-	REQ_F_SINGLE_POLL = 8388608,
-	REQ_F_DOUBLE_POLL = 16777216,
-	REQ_F_PARTIAL_IO = 33554432,
-	REQ_F_APOLL_MULTISHOT = 134217728,
-	REQ_F_CQE32_INIT = 67108864,
-	REQ_F_CLEAR_POLLIN = 268435456,
-	REQ_F_HASH_LOCKED = 536870912,
-};
-
-struct io_buffer {
-	struct list_head list;
-	__u64 addr;
-	__u32 len;
-	__u16 bid;
-	__u16 bgid;
-};
-
-struct io_poll {
-	struct file *file;
-	struct wait_queue_head *head;
-	__poll_t events;
-	int retries;
-	struct wait_queue_entry wait;
-};
-
-struct io_cache_entry {
-	struct hlist_node node;
-};
-
-struct async_poll {
-	union {
-		struct io_poll poll;
-		struct io_cache_entry cache;
-	};
-	struct io_poll *double_poll;
-};
-
-struct io_overflow_cqe {
-	struct list_head list;
-	struct io_uring_cqe cqe;
-};
-
-struct trace_event_raw_io_uring_create {
-	struct trace_entry ent;
-	int fd;
-	void *ctx;
-	u32 sq_entries;
-	u32 cq_entries;
-	u32 flags;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_register {
-	struct trace_entry ent;
-	void *ctx;
-	unsigned int opcode;
-	unsigned int nr_files;
-	unsigned int nr_bufs;
-	long int ret;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_file_get {
-	struct trace_entry ent;
-	void *ctx;
-	void *req;
-	u64 user_data;
-	int fd;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_queue_async_work {
-	struct trace_entry ent;
-	void *ctx;
-	void *req;
-	u64 user_data;
-	u8 opcode;
-	unsigned int flags;
-	struct io_wq_work *work;
-	int rw;
-	u32 __data_loc_op_str;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_defer {
-	struct trace_entry ent;
-	void *ctx;
-	void *req;
-	long long unsigned int data;
-	u8 opcode;
-	u32 __data_loc_op_str;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_link {
-	struct trace_entry ent;
-	void *ctx;
-	void *req;
-	void *target_req;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_cqring_wait {
-	struct trace_entry ent;
-	void *ctx;
-	int min_events;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_fail_link {
-	struct trace_entry ent;
-	void *ctx;
-	void *req;
-	long long unsigned int user_data;
-	u8 opcode;
-	void *link;
-	u32 __data_loc_op_str;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_complete {
-	struct trace_entry ent;
-	void *ctx;
-	void *req;
-	u64 user_data;
-	int res;
-	unsigned int cflags;
-	u64 extra1;
-	u64 extra2;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_submit_sqe {
-	struct trace_entry ent;
-	void *ctx;
-	void *req;
-	long long unsigned int user_data;
-	u8 opcode;
-	u32 flags;
-	bool force_nonblock;
-	bool sq_thread;
-	u32 __data_loc_op_str;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_poll_arm {
-	struct trace_entry ent;
-	void *ctx;
-	void *req;
-	long long unsigned int user_data;
-	u8 opcode;
-	int mask;
-	int events;
-	u32 __data_loc_op_str;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_task_add {
-	struct trace_entry ent;
-	void *ctx;
-	void *req;
-	long long unsigned int user_data;
-	u8 opcode;
-	int mask;
-	u32 __data_loc_op_str;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_req_failed {
-	struct trace_entry ent;
-	void *ctx;
-	void *req;
-	long long unsigned int user_data;
-	u8 opcode;
-	u8 flags;
-	u8 ioprio;
-	u64 off;
-	u64 addr;
-	u32 len;
-	u32 op_flags;
-	u16 buf_index;
-	u16 personality;
-	u32 file_index;
-	u64 pad1;
-	u64 addr3;
-	int error;
-	u32 __data_loc_op_str;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_cqe_overflow {
-	struct trace_entry ent;
-	void *ctx;
-	long long unsigned int user_data;
-	s32 res;
-	u32 cflags;
-	void *ocqe;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_task_work_run {
-	struct trace_entry ent;
-	void *tctx;
-	unsigned int count;
-	unsigned int loops;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_short_write {
-	struct trace_entry ent;
-	void *ctx;
-	u64 fpos;
-	u64 wanted;
-	u64 got;
-	char __data[0];
-};
-
-struct trace_event_raw_io_uring_local_work_run {
-	struct trace_entry ent;
-	void *ctx;
-	int count;
-	unsigned int loops;
-	char __data[0];
-};
-
-struct trace_event_data_offsets_io_uring_create {};
-
-struct trace_event_data_offsets_io_uring_register {};
-
-struct trace_event_data_offsets_io_uring_file_get {};
-
-struct trace_event_data_offsets_io_uring_queue_async_work {
-	u32 op_str;
-};
-
-struct trace_event_data_offsets_io_uring_defer {
-	u32 op_str;
-};
-
-struct trace_event_data_offsets_io_uring_link {};
-
-struct trace_event_data_offsets_io_uring_cqring_wait {};
-
-struct trace_event_data_offsets_io_uring_fail_link {
-	u32 op_str;
-};
-
-struct trace_event_data_offsets_io_uring_complete {};
-
-struct trace_event_data_offsets_io_uring_submit_sqe {
-	u32 op_str;
-};
-
-struct trace_event_data_offsets_io_uring_poll_arm {
-	u32 op_str;
-};
-
-struct trace_event_data_offsets_io_uring_task_add {
-	u32 op_str;
-};
-
-struct trace_event_data_offsets_io_uring_req_failed {
-	u32 op_str;
-};
-
-struct trace_event_data_offsets_io_uring_cqe_overflow {};
-
-struct trace_event_data_offsets_io_uring_task_work_run {};
-
-struct trace_event_data_offsets_io_uring_short_write {};
-
-struct trace_event_data_offsets_io_uring_local_work_run {};
-
-typedef void (*btf_trace_io_uring_create)(void *, int, void *, u32, u32, u32);
-
-typedef void (*btf_trace_io_uring_register)(void *, void *, unsigned int, unsigned int, unsigned int, long int);
-
-typedef void (*btf_trace_io_uring_file_get)(void *, struct io_kiocb *, int);
-
-typedef void (*btf_trace_io_uring_queue_async_work)(void *, struct io_kiocb *, int);
-
-typedef void (*btf_trace_io_uring_defer)(void *, struct io_kiocb *);
-
-typedef void (*btf_trace_io_uring_link)(void *, struct io_kiocb *, struct io_kiocb *);
-
-typedef void (*btf_trace_io_uring_cqring_wait)(void *, void *, int);
-
-typedef void (*btf_trace_io_uring_fail_link)(void *, struct io_kiocb *, struct io_kiocb *);
-
-typedef void (*btf_trace_io_uring_complete)(void *, void *, void *, u64, int, unsigned int, u64, u64);
-
-typedef void (*btf_trace_io_uring_submit_sqe)(void *, struct io_kiocb *, bool);
-
-typedef void (*btf_trace_io_uring_poll_arm)(void *, struct io_kiocb *, int, int);
-
-typedef void (*btf_trace_io_uring_task_add)(void *, struct io_kiocb *, int);
-
-typedef void (*btf_trace_io_uring_req_failed)(void *, const struct io_uring_sqe *, struct io_kiocb *, int);
-
-typedef void (*btf_trace_io_uring_cqe_overflow)(void *, void *, long long unsigned int, s32, u32, void *);
-
-typedef void (*btf_trace_io_uring_task_work_run)(void *, void *, unsigned int, unsigned int);
-
-typedef void (*btf_trace_io_uring_short_write)(void *, void *, u64, u64, u64);
-
-typedef void (*btf_trace_io_uring_local_work_run)(void *, void *, int, unsigned int);
-
-enum {
-	IO_WQ_WORK_CANCEL = 1,
-	IO_WQ_WORK_HASHED = 2,
-	IO_WQ_WORK_UNBOUND = 4,
-	IO_WQ_WORK_CONCURRENT = 16,
-	IO_WQ_HASH_SHIFT = 24,
-};
-
-enum io_wq_cancel {
-	IO_WQ_CANCEL_OK = 0,
-	IO_WQ_CANCEL_RUNNING = 1,
-	IO_WQ_CANCEL_NOTFOUND = 2,
-};
-
-typedef bool work_cancel_fn(struct io_wq_work *, void *);
-
-enum {
-	IOU_OK = 0,
-	IOU_ISSUE_SKIP_COMPLETE = -529,
-	IOU_STOP_MULTISHOT = -125,
-};
-
-struct io_op_def {
-	unsigned int needs_file: 1;
-	unsigned int plug: 1;
-	unsigned int hash_reg_file: 1;
-	unsigned int unbound_nonreg_file: 1;
-	unsigned int pollin: 1;
-	unsigned int pollout: 1;
-	unsigned int poll_exclusive: 1;
-	unsigned int buffer_select: 1;
-	unsigned int not_supported: 1;
-	unsigned int audit_skip: 1;
-	unsigned int ioprio: 1;
-	unsigned int iopoll: 1;
-	unsigned int iopoll_queue: 1;
-	unsigned int manual_alloc: 1;
-	short unsigned int async_size;
-	const char *name;
-	int (*prep)(struct io_kiocb *, const struct io_uring_sqe *);
-	int (*issue)(struct io_kiocb *, unsigned int);
-	int (*prep_async)(struct io_kiocb *);
-	void (*cleanup)(struct io_kiocb *);
-	void (*fail)(struct io_kiocb *);
-};
-
-struct io_tctx_node {
-	struct list_head ctx_node;
-	struct task_struct *task;
-	struct io_ring_ctx *ctx;
-};
-
-enum {
-	IORING_RSRC_FILE = 0,
-	IORING_RSRC_BUFFER = 1,
-};
-
-struct io_rsrc_put {
-	struct list_head list;
-	u64 tag;
-	union {
-		void *rsrc;
-		struct file *file;
-		struct io_mapped_ubuf *buf;
-	};
-};
-
-enum {
-	IO_APOLL_OK = 0,
-	IO_APOLL_ABORTED = 1,
-	IO_APOLL_READY = 2,
-};
-
-enum {
-	IO_CHECK_CQ_OVERFLOW_BIT = 0,
-	IO_CHECK_CQ_DROPPED_BIT = 1,
-};
-
-enum {
-	IO_EVENTFD_OP_SIGNAL_BIT = 0,
-	IO_EVENTFD_OP_FREE_BIT = 1,
-};
-
-struct io_defer_entry {
-	struct list_head list;
-	struct io_kiocb *req;
-	u32 seq;
-};
-
-struct io_wait_queue {
-	struct wait_queue_entry wq;
-	struct io_ring_ctx *ctx;
-	unsigned int cq_tail;
-	unsigned int nr_timeouts;
-};
-
-struct io_tctx_exit {
-	struct callback_head task_work;
-	struct completion completion;
-	struct io_ring_ctx *ctx;
-	bool in_cancel;
-};
-
-struct io_task_cancel {
-	struct task_struct *task;
-	bool all;
-};
-
-struct creds;
-
-struct io_sync {
-	struct file *file;
-	loff_t len;
-	loff_t off;
-	int flags;
-	int mode;
-};
-
-struct __kernel_sockaddr_storage {
-	union {
-		struct {
-			__kernel_sa_family_t ss_family;
-			char __data[126];
-		};
-		void *__align;
-	};
-};
-
-struct user_msghdr {
-	void *msg_name;
-	int msg_namelen;
-	struct iovec *msg_iov;
-	__kernel_size_t msg_iovlen;
-	void *msg_control;
-	__kernel_size_t msg_controllen;
-	unsigned int msg_flags;
-};
-
-typedef u32 compat_size_t;
-
-typedef s32 compat_int_t;
-
-typedef u32 compat_uint_t;
-
-typedef u32 compat_uptr_t;
-
-struct compat_msghdr {
-	compat_uptr_t msg_name;
-	compat_int_t msg_namelen;
-	compat_uptr_t msg_iov;
-	compat_size_t msg_iovlen;
-	compat_uptr_t msg_control;
-	compat_size_t msg_controllen;
-	compat_uint_t msg_flags;
-};
-
-struct io_uring_recvmsg_out {
-	__u32 namelen;
-	__u32 controllen;
-	__u32 payloadlen;
-	__u32 flags;
-};
-
-struct io_async_msghdr {
-	union {
-		struct iovec fast_iov[8];
-		struct {
-			struct iovec fast_iov_one;
-			__kernel_size_t controllen;
-			int namelen;
-			__kernel_size_t payloadlen;
-		};
-		struct io_cache_entry cache;
-	};
-	struct iovec *free_iov;
-	struct sockaddr *uaddr;
-	struct msghdr msg;
-	struct __kernel_sockaddr_storage addr;
-};
-
-struct io_async_connect {
-	struct __kernel_sockaddr_storage address;
-};
-
-typedef struct bio_vec skb_frag_t;
-
-enum {
-	SKBFL_ZEROCOPY_ENABLE = 1,
-	SKBFL_SHARED_FRAG = 2,
-	SKBFL_PURE_ZEROCOPY = 4,
-	SKBFL_DONT_ORPHAN = 8,
-	SKBFL_MANAGED_FRAG_REFS = 16,
-};
-
-struct skb_shared_info {
-	__u8 flags;
-	__u8 meta_len;
-	__u8 nr_frags;
-	__u8 tx_flags;
-	short unsigned int gso_size;
-	short unsigned int gso_segs;
-	struct sk_buff *frag_list;
-	struct skb_shared_hwtstamps hwtstamps;
-	unsigned int gso_type;
-	u32 tskey;
-	atomic_t dataref;
-	unsigned int xdp_frags_size;
-	void *destructor_arg;
-	skb_frag_t frags[17];
-};
-
-struct io_notif_data {
-	struct file *file;
-	struct ubuf_info uarg;
-	long unsigned int account_pages;
-	bool zc_report;
-	bool zc_used;
-	bool zc_copied;
-};
-
-struct io_shutdown {
-	struct file *file;
-	int how;
-};
-
-struct io_accept {
-	struct file *file;
-	struct sockaddr *addr;
-	int *addr_len;
-	int flags;
-	u32 file_slot;
-	long unsigned int nofile;
-};
-
-struct io_socket {
-	struct file *file;
-	int domain;
-	int type;
-	int protocol;
-	int flags;
-	u32 file_slot;
-	long unsigned int nofile;
-};
-
-struct io_connect {
-	struct file *file;
-	struct sockaddr *addr;
-	int addr_len;
-	bool in_progress;
-	bool seen_econnaborted;
-};
-
-struct io_sr_msg {
-	struct file *file;
-	union {
-		struct compat_msghdr *umsg_compat;
-		struct user_msghdr *umsg;
-		void *buf;
-	};
-	unsigned int len;
-	unsigned int done_io;
-	unsigned int msg_flags;
-	u16 flags;
-	u16 addr_len;
-	u16 buf_group;
-	void *addr;
-	void *msg_control;
-	struct io_kiocb *notif;
-};
-
-struct io_recvmsg_multishot_hdr {
-	struct io_uring_recvmsg_out msg;
-	struct __kernel_sockaddr_storage addr;
-};
-
-struct io_cancel_data {
-	struct io_ring_ctx *ctx;
-	u64 data;
-	struct file *file;
-	u8 opcode;
-	u32 flags;
-	int seq;
-	bool running;
-};
-
-struct io_timeout_data {
-	struct io_kiocb *req;
-	struct hrtimer timer;
-	struct timespec64 ts;
-	enum hrtimer_mode mode;
-	u32 flags;
-};
-
-struct io_timeout {
-	struct file *file;
-	u32 off;
-	u32 target_seq;
-	struct list_head list;
-	struct io_kiocb *head;
-	struct io_kiocb *prev;
-};
-
-struct io_timeout_rem {
-	struct file *file;
-	u64 addr;
-	struct timespec64 ts;
-	u32 flags;
-	bool ltimeout;
-};
-
-struct io_uring_sync_cancel_reg {
-	__u64 addr;
-	__s32 fd;
-	__u32 flags;
-	struct __kernel_timespec timeout;
-	__u64 pad[4];
-};
-
-struct io_cancel {
-	struct file *file;
-	u64 addr;
-	u32 flags;
-	s32 fd;
-	u8 opcode;
-};
-
-struct io_uring_buf_reg {
-	__u64 ring_addr;
-	__u32 ring_entries;
-	__u16 bgid;
-	__u16 pad;
-	__u64 resv[3];
-};
-
-struct io_provide_buf {
-	struct file *file;
-	__u64 addr;
-	__u32 len;
-	__u32 bgid;
-	__u32 nbufs;
-	__u16 bid;
-};
-
-struct iov_iter_state {
-	size_t iov_offset;
-	size_t count;
-	long unsigned int nr_segs;
-};
-
 struct wait_page_key {
 	struct folio *folio;
 	int bit_nr;
@@ -36837,51 +37408,204 @@ struct io_rw {
 	rwf_t flags;
 };
 
-struct wrapper {
-	cmp_func_t cmp;
-	swap_func_t swap;
-};
-
-typedef __kernel_long_t __kernel_ptrdiff_t;
-
-typedef __kernel_ptrdiff_t ptrdiff_t;
-
-struct region {
-	unsigned int start;
-	unsigned int off;
-	unsigned int group_len;
-	unsigned int end;
-	unsigned int nbits;
+enum {
+	IOSQE_FIXED_FILE_BIT = 0,
+	IOSQE_IO_DRAIN_BIT = 1,
+	IOSQE_IO_LINK_BIT = 2,
+	IOSQE_IO_HARDLINK_BIT = 3,
+	IOSQE_ASYNC_BIT = 4,
+	IOSQE_BUFFER_SELECT_BIT = 5,
+	IOSQE_CQE_SKIP_SUCCESS_BIT = 6,
 };
 
 enum {
-	REG_OP_ISFREE = 0,
-	REG_OP_ALLOC = 1,
-	REG_OP_RELEASE = 2,
+	IORING_REGISTER_BUFFERS = 0,
+	IORING_UNREGISTER_BUFFERS = 1,
+	IORING_REGISTER_FILES = 2,
+	IORING_UNREGISTER_FILES = 3,
+	IORING_REGISTER_EVENTFD = 4,
+	IORING_UNREGISTER_EVENTFD = 5,
+	IORING_REGISTER_FILES_UPDATE = 6,
+	IORING_REGISTER_EVENTFD_ASYNC = 7,
+	IORING_REGISTER_PROBE = 8,
+	IORING_REGISTER_PERSONALITY = 9,
+	IORING_UNREGISTER_PERSONALITY = 10,
+	IORING_REGISTER_RESTRICTIONS = 11,
+	IORING_REGISTER_ENABLE_RINGS = 12,
+	IORING_REGISTER_FILES2 = 13,
+	IORING_REGISTER_FILES_UPDATE2 = 14,
+	IORING_REGISTER_BUFFERS2 = 15,
+	IORING_REGISTER_BUFFERS_UPDATE = 16,
+	IORING_REGISTER_IOWQ_AFF = 17,
+	IORING_UNREGISTER_IOWQ_AFF = 18,
+	IORING_REGISTER_IOWQ_MAX_WORKERS = 19,
+	IORING_REGISTER_RING_FDS = 20,
+	IORING_UNREGISTER_RING_FDS = 21,
+	IORING_REGISTER_PBUF_RING = 22,
+	IORING_UNREGISTER_PBUF_RING = 23,
+	IORING_REGISTER_SYNC_CANCEL = 24,
+	IORING_REGISTER_FILE_ALLOC_RANGE = 25,
+	IORING_REGISTER_LAST = 26,
 };
 
-struct rhltable {
-	struct rhashtable ht;
+enum {
+	IO_WQ_BOUND = 0,
+	IO_WQ_UNBOUND = 1,
 };
 
-struct rhashtable_walker {
-	struct list_head list;
-	struct bucket_table *tbl;
+struct io_wqe;
+
+struct io_wq {
+	long unsigned int state;
+	put_work_fn *put_work;
+	free_work_fn *free_work;
+	io_wq_work_fn *do_work;
+	struct io_wq_hash *hash;
+	atomic_t worker_refs;
+	struct completion worker_done;
+	struct hlist_node cpuhp_node;
+	struct task_struct *task;
+	struct io_wqe *wqes[0];
 };
 
-struct rhashtable_iter {
-	struct rhashtable *ht;
-	struct rhash_head *p;
-	struct rhlist_head *list;
-	struct rhashtable_walker walker;
-	unsigned int slot;
-	unsigned int skip;
-	bool end_of_table;
+enum io_wq_cancel {
+	IO_WQ_CANCEL_OK = 0,
+	IO_WQ_CANCEL_RUNNING = 1,
+	IO_WQ_CANCEL_NOTFOUND = 2,
 };
 
-union nested_table {
-	union nested_table *table;
-	struct rhash_lock_head *bucket;
+typedef bool work_cancel_fn(struct io_wq_work *, void *);
+
+enum {
+	IO_WORKER_F_UP = 1,
+	IO_WORKER_F_RUNNING = 2,
+	IO_WORKER_F_FREE = 4,
+	IO_WORKER_F_BOUND = 8,
+};
+
+enum {
+	IO_WQ_BIT_EXIT = 0,
+};
+
+enum {
+	IO_ACCT_STALLED_BIT = 0,
+};
+
+struct io_worker {
+	refcount_t ref;
+	unsigned int flags;
+	struct hlist_nulls_node nulls_node;
+	struct list_head all_list;
+	struct task_struct *task;
+	struct io_wqe *wqe;
+	struct io_wq_work *cur_work;
+	struct io_wq_work *next_work;
+	struct io_wq_work *chain_work;
+	raw_spinlock_t lock;
+	struct completion ref_done;
+	long unsigned int create_state;
+	struct callback_head create_work;
+	int create_index;
+	int init_retries;
+	union {
+		struct callback_head rcu;
+		struct work_struct work;
+	};
+};
+
+struct io_wqe_acct {
+	unsigned int nr_workers;
+	unsigned int max_workers;
+	int index;
+	atomic_t nr_running;
+	raw_spinlock_t lock;
+	struct io_wq_work_list work_list;
+	long unsigned int flags;
+};
+
+struct io_wqe {
+	raw_spinlock_t lock;
+	struct io_wqe_acct acct[2];
+	int node;
+	struct hlist_nulls_head free_list;
+	struct list_head all_list;
+	struct wait_queue_entry wait;
+	struct io_wq *wq;
+	struct io_wq_work *hash_tail[64];
+	cpumask_var_t cpu_mask;
+};
+
+enum {
+	IO_WQ_ACCT_BOUND = 0,
+	IO_WQ_ACCT_UNBOUND = 1,
+	IO_WQ_ACCT_NR = 2,
+};
+
+struct io_cb_cancel_data {
+	work_cancel_fn *fn;
+	void *data;
+	int nr_running;
+	int nr_pending;
+	bool cancel_all;
+};
+
+struct online_data {
+	unsigned int cpu;
+	bool online;
+};
+
+struct sg_table {
+	struct scatterlist *sgl;
+	unsigned int nents;
+	unsigned int orig_nents;
+};
+
+struct sg_append_table {
+	struct sg_table sgt;
+	struct scatterlist *prv;
+	unsigned int total_nents;
+};
+
+typedef struct scatterlist *sg_alloc_fn(unsigned int, gfp_t);
+
+typedef void sg_free_fn(struct scatterlist *, unsigned int);
+
+struct sg_page_iter {
+	struct scatterlist *sg;
+	unsigned int sg_pgoffset;
+	unsigned int __nents;
+	int __pg_advance;
+};
+
+struct sg_dma_page_iter {
+	struct sg_page_iter base;
+};
+
+struct sg_mapping_iter {
+	struct page *page;
+	void *addr;
+	size_t length;
+	size_t consumed;
+	struct sg_page_iter piter;
+	unsigned int __offset;
+	unsigned int __remaining;
+	unsigned int __flags;
+};
+
+struct csum_state {
+	__wsum csum;
+	size_t off;
+};
+
+typedef u32 compat_size_t;
+
+typedef s32 compat_ssize_t;
+
+typedef u32 compat_uptr_t;
+
+struct compat_iovec {
+	compat_uptr_t iov_base;
+	compat_size_t iov_len;
 };
 
 struct once_work {
@@ -36934,17 +37658,6 @@ struct blake2s_state {
 	unsigned int outlen;
 };
 
-enum blake2s_iv {
-	BLAKE2S_IV0 = 1779033703,
-	BLAKE2S_IV1 = 3144134277,
-	BLAKE2S_IV2 = 1013904242,
-	BLAKE2S_IV3 = 2773480762,
-	BLAKE2S_IV4 = 1359893119,
-	BLAKE2S_IV5 = 2600822924,
-	BLAKE2S_IV6 = 528734635,
-	BLAKE2S_IV7 = 1541459225,
-};
-
 enum devm_ioremap_type {
 	DEVM_IOREMAP = 0,
 	DEVM_IOREMAP_UC = 1,
@@ -36961,135 +37674,139 @@ struct arch_io_reserve_memtype_wc_devres {
 	resource_size_t size;
 };
 
-struct nla_bitfield32 {
-	__u32 value;
-	__u32 selector;
+struct cpu_rmap {
+	struct kref refcount;
+	u16 size;
+	u16 used;
+	void **obj;
+	struct {
+		u16 index;
+		u16 dist;
+	} near[0];
 };
+
+struct irq_glue {
+	struct irq_affinity_notify notify;
+	struct cpu_rmap *rmap;
+	u16 index;
+};
+
+typedef u32 depot_stack_handle_t;
+
+union handle_parts {
+	depot_stack_handle_t handle;
+	struct {
+		u32 slabindex: 16;
+		u32 offset: 10;
+		u32 valid: 1;
+		u32 extra: 5;
+	};
+};
+
+struct stack_record {
+	struct stack_record *next;
+	u32 hash;
+	u32 size;
+	union handle_parts handle;
+	long unsigned int entries[0];
+};
+
+typedef struct {
+	raw_spinlock_t *lock;
+	long unsigned int flags;
+} class_raw_spinlock_irqsave_t;
 
 enum {
-	NLA_UNSPEC = 0,
-	NLA_U8 = 1,
-	NLA_U16 = 2,
-	NLA_U32 = 3,
-	NLA_U64 = 4,
-	NLA_STRING = 5,
-	NLA_FLAG = 6,
-	NLA_MSECS = 7,
-	NLA_NESTED = 8,
-	NLA_NESTED_ARRAY = 9,
-	NLA_NUL_STRING = 10,
-	NLA_BINARY = 11,
-	NLA_S8 = 12,
-	NLA_S16 = 13,
-	NLA_S32 = 14,
-	NLA_S64 = 15,
-	NLA_BITFIELD32 = 16,
-	NLA_REJECT = 17,
-	NLA_BE16 = 18,
-	NLA_BE32 = 19,
-	__NLA_TYPE_MAX = 20,
+	pci_channel_io_normal = 1,
+	pci_channel_io_frozen = 2,
+	pci_channel_io_perm_failure = 3,
 };
 
-enum nla_policy_validation {
-	NLA_VALIDATE_NONE = 0,
-	NLA_VALIDATE_RANGE = 1,
-	NLA_VALIDATE_RANGE_WARN_TOO_LONG = 2,
-	NLA_VALIDATE_MIN = 3,
-	NLA_VALIDATE_MAX = 4,
-	NLA_VALIDATE_MASK = 5,
-	NLA_VALIDATE_RANGE_PTR = 6,
-	NLA_VALIDATE_FUNCTION = 7,
+struct wake_irq;
+
+struct wakeup_source {
+	const char *name;
+	int id;
+	struct list_head entry;
+	spinlock_t lock;
+	struct wake_irq *wakeirq;
+	struct timer_list timer;
+	long unsigned int timer_expires;
+	ktime_t total_time;
+	ktime_t max_time;
+	ktime_t last_time;
+	ktime_t start_prevent_time;
+	ktime_t prevent_sleep_time;
+	long unsigned int event_count;
+	long unsigned int active_count;
+	long unsigned int relax_count;
+	long unsigned int expire_count;
+	long unsigned int wakeup_count;
+	struct device *dev;
+	bool active: 1;
+	bool autosleep_enabled: 1;
 };
 
-enum netlink_validation {
-	NL_VALIDATE_LIBERAL = 0,
-	NL_VALIDATE_TRAILING = 1,
-	NL_VALIDATE_MAXTYPE = 2,
-	NL_VALIDATE_UNSPEC = 4,
-	NL_VALIDATE_STRICT_ATTRS = 8,
-	NL_VALIDATE_NESTED = 16,
+struct hotplug_slot_ops;
+
+struct hotplug_slot {
+	const struct hotplug_slot_ops *ops;
+	struct list_head slot_list;
+	struct pci_slot *pci_slot;
+	struct module *owner;
+	const char *mod_name;
 };
 
-struct node_groups {
-	unsigned int id;
-	union {
-		unsigned int ngroups;
-		unsigned int ncpus;
-	};
+enum pci_dev_flags {
+	PCI_DEV_FLAGS_MSI_INTX_DISABLE_BUG = 1,
+	PCI_DEV_FLAGS_NO_D3 = 2,
+	PCI_DEV_FLAGS_ASSIGNED = 4,
+	PCI_DEV_FLAGS_ACS_ENABLED_QUIRK = 8,
+	PCI_DEV_FLAG_PCIE_BRIDGE_ALIAS = 32,
+	PCI_DEV_FLAGS_NO_BUS_RESET = 64,
+	PCI_DEV_FLAGS_NO_PM_RESET = 128,
+	PCI_DEV_FLAGS_VPD_REF_F0 = 256,
+	PCI_DEV_FLAGS_BRIDGE_XLATE_ROOT = 512,
+	PCI_DEV_FLAGS_NO_FLR_RESET = 1024,
+	PCI_DEV_FLAGS_NO_RELAXED_ORDERING = 2048,
+	PCI_DEV_FLAGS_HAS_MSI_MASKING = 4096,
+	PCI_DEV_FLAGS_MSIX_TOUCH_ENTRY_DATA_FIRST = 8192,
 };
 
-struct msr {
-	union {
-		struct {
-			u32 l;
-			u32 h;
-		};
-		u64 q;
-	};
+enum pci_bus_flags {
+	PCI_BUS_FLAGS_NO_MSI = 1,
+	PCI_BUS_FLAGS_NO_MMRBC = 2,
+	PCI_BUS_FLAGS_NO_AERSID = 4,
+	PCI_BUS_FLAGS_NO_EXTCFG = 8,
 };
 
-struct msr_info {
-	u32 msr_no;
-	struct msr reg;
-	struct msr *msrs;
-	int err;
-};
-
-struct msr_regs_info {
-	u32 *regs;
-	int err;
-};
-
-struct msr_info_completion {
-	struct msr_info msr;
-	struct completion done;
-};
-
-struct trace_event_raw_msr_trace_class {
-	struct trace_entry ent;
-	unsigned int msr;
-	u64 val;
-	int failed;
-	char __data[0];
-};
-
-struct trace_event_data_offsets_msr_trace_class {};
-
-typedef void (*btf_trace_read_msr)(void *, unsigned int, u64, int);
-
-typedef void (*btf_trace_write_msr)(void *, unsigned int, u64, int);
-
-typedef void (*btf_trace_rdpmc)(void *, unsigned int, u64, int);
-
-struct resource_entry {
-	struct list_head node;
-	struct resource *res;
-	resource_size_t offset;
-	struct resource __res;
-};
-
-struct pci_bus_resource {
-	struct list_head list;
-	struct resource *res;
-	unsigned int flags;
-};
-
-typedef u64 pci_bus_addr_t;
-
-struct pci_bus_region {
-	pci_bus_addr_t start;
-	pci_bus_addr_t end;
-};
-
-enum pci_fixup_pass {
-	pci_fixup_early = 0,
-	pci_fixup_header = 1,
-	pci_fixup_final = 2,
-	pci_fixup_enable = 3,
-	pci_fixup_resume = 4,
-	pci_fixup_suspend = 5,
-	pci_fixup_resume_early = 6,
-	pci_fixup_suspend_late = 7,
+enum pci_bus_speed {
+	PCI_SPEED_33MHz = 0,
+	PCI_SPEED_66MHz = 1,
+	PCI_SPEED_66MHz_PCIX = 2,
+	PCI_SPEED_100MHz_PCIX = 3,
+	PCI_SPEED_133MHz_PCIX = 4,
+	PCI_SPEED_66MHz_PCIX_ECC = 5,
+	PCI_SPEED_100MHz_PCIX_ECC = 6,
+	PCI_SPEED_133MHz_PCIX_ECC = 7,
+	PCI_SPEED_66MHz_PCIX_266 = 9,
+	PCI_SPEED_100MHz_PCIX_266 = 10,
+	PCI_SPEED_133MHz_PCIX_266 = 11,
+	AGP_UNKNOWN = 12,
+	AGP_1X = 13,
+	AGP_2X = 14,
+	AGP_4X = 15,
+	AGP_8X = 16,
+	PCI_SPEED_66MHz_PCIX_533 = 17,
+	PCI_SPEED_100MHz_PCIX_533 = 18,
+	PCI_SPEED_133MHz_PCIX_533 = 19,
+	PCIE_SPEED_2_5GT = 20,
+	PCIE_SPEED_5_0GT = 21,
+	PCIE_SPEED_8_0GT = 22,
+	PCIE_SPEED_16_0GT = 23,
+	PCIE_SPEED_32_0GT = 24,
+	PCIE_SPEED_64_0GT = 25,
+	PCI_SPEED_UNKNOWN = 255,
 };
 
 struct pci_host_bridge {
@@ -37123,44 +37840,32 @@ struct pci_host_bridge {
 	long unsigned int private[0];
 };
 
-struct bus_attribute {
-	struct attribute attr;
-	ssize_t (*show)(struct bus_type *, char *);
-	ssize_t (*store)(struct bus_type *, const char *, size_t);
+typedef u64 pci_bus_addr_t;
+
+struct pci_bus_region {
+	pci_bus_addr_t start;
+	pci_bus_addr_t end;
 };
 
-struct wake_irq;
-
-struct wakeup_source {
-	const char *name;
-	int id;
-	struct list_head entry;
-	spinlock_t lock;
-	struct wake_irq *wakeirq;
-	struct timer_list timer;
-	long unsigned int timer_expires;
-	ktime_t total_time;
-	ktime_t max_time;
-	ktime_t last_time;
-	ktime_t start_prevent_time;
-	ktime_t prevent_sleep_time;
-	long unsigned int event_count;
-	long unsigned int active_count;
-	long unsigned int relax_count;
-	long unsigned int expire_count;
-	long unsigned int wakeup_count;
-	struct device *dev;
-	bool active: 1;
-	bool autosleep_enabled: 1;
+enum {
+	PCI_REASSIGN_ALL_RSRC = 1,
+	PCI_REASSIGN_ALL_BUS = 2,
+	PCI_PROBE_ONLY = 4,
+	PCI_CAN_SKIP_ISA_ALIGN = 8,
+	PCI_ENABLE_PROC_DOMAINS = 16,
+	PCI_COMPAT_DOMAIN_0 = 32,
+	PCI_SCAN_ALL_PCIE_DEVS = 64,
 };
 
-struct acpi_hotplug_profile {
-	struct kobject kobj;
-	int (*scan_dependent)(struct acpi_device *);
-	void (*notify_online)(struct acpi_device *);
-	bool enabled: 1;
-	bool demand_offline: 1;
+enum pcie_bus_config_types {
+	PCIE_BUS_TUNE_OFF = 0,
+	PCIE_BUS_DEFAULT = 1,
+	PCIE_BUS_SAFE = 2,
+	PCIE_BUS_PERFORMANCE = 3,
+	PCIE_BUS_PEER2PEER = 4,
 };
+
+typedef void *acpi_handle;
 
 struct acpi_device_status {
 	u32 present: 1;
@@ -37204,6 +37909,8 @@ typedef u64 acpi_bus_address;
 typedef char acpi_device_name[40];
 
 typedef char acpi_device_class[20];
+
+union acpi_object;
 
 struct acpi_device_pnp {
 	acpi_bus_id bus_id;
@@ -37324,6 +38031,80 @@ struct acpi_device {
 	void (*remove)(struct acpi_device *);
 };
 
+enum pci_fixup_pass {
+	pci_fixup_early = 0,
+	pci_fixup_header = 1,
+	pci_fixup_final = 2,
+	pci_fixup_enable = 3,
+	pci_fixup_resume = 4,
+	pci_fixup_suspend = 5,
+	pci_fixup_resume_early = 6,
+	pci_fixup_suspend_late = 7,
+};
+
+struct hotplug_slot_ops {
+	int (*enable_slot)(struct hotplug_slot *);
+	int (*disable_slot)(struct hotplug_slot *);
+	int (*set_attention_status)(struct hotplug_slot *, u8);
+	int (*hardware_test)(struct hotplug_slot *, u32);
+	int (*get_power_status)(struct hotplug_slot *, u8 *);
+	int (*get_attention_status)(struct hotplug_slot *, u8 *);
+	int (*get_latch_status)(struct hotplug_slot *, u8 *);
+	int (*get_adapter_status)(struct hotplug_slot *, u8 *);
+	int (*reset_slot)(struct hotplug_slot *, bool);
+};
+
+typedef u64 acpi_io_address;
+
+typedef u32 acpi_object_type;
+
+union acpi_object {
+	acpi_object_type type;
+	struct {
+		acpi_object_type type;
+		u64 value;
+	} integer;
+	struct {
+		acpi_object_type type;
+		u32 length;
+		char *pointer;
+	} string;
+	struct {
+		acpi_object_type type;
+		u32 length;
+		u8 *pointer;
+	} buffer;
+	struct {
+		acpi_object_type type;
+		u32 count;
+		union acpi_object *elements;
+	} package;
+	struct {
+		acpi_object_type type;
+		acpi_object_type actual_type;
+		acpi_handle handle;
+	} reference;
+	struct {
+		acpi_object_type type;
+		u32 proc_id;
+		acpi_io_address pblk_address;
+		u32 pblk_length;
+	} processor;
+	struct {
+		acpi_object_type type;
+		u32 system_level;
+		u32 resource_order;
+	} power_resource;
+};
+
+struct acpi_hotplug_profile {
+	struct kobject kobj;
+	int (*scan_dependent)(struct acpi_device *);
+	void (*notify_online)(struct acpi_device *);
+	bool enabled: 1;
+	bool demand_offline: 1;
+};
+
 struct acpi_scan_handler {
 	const struct acpi_device_id *ids;
 	struct list_head list_node;
@@ -37361,122 +38142,40 @@ struct acpi_gpio_mapping {
 	unsigned int quirks;
 };
 
-struct hotplug_slot_ops;
-
-struct hotplug_slot {
-	const struct hotplug_slot_ops *ops;
-	struct list_head slot_list;
-	struct pci_slot *pci_slot;
-	struct module *owner;
-	const char *mod_name;
+enum pci_bar_type {
+	pci_bar_unknown = 0,
+	pci_bar_io = 1,
+	pci_bar_mem32 = 2,
+	pci_bar_mem64 = 3,
 };
 
-enum {
-	pci_channel_io_normal = 1,
-	pci_channel_io_frozen = 2,
-	pci_channel_io_perm_failure = 3,
+struct pci_domain_busn_res {
+	struct list_head list;
+	struct resource res;
+	int domain_nr;
 };
 
-enum pcie_reset_state {
-	pcie_deassert_reset = 1,
-	pcie_warm_reset = 2,
-	pcie_hot_reset = 3,
+typedef struct {
+	spinlock_t *lock;
+} class_spinlock_t;
+
+struct driver_attribute {
+	struct attribute attr;
+	ssize_t (*show)(struct device_driver *, char *);
+	ssize_t (*store)(struct device_driver *, const char *, size_t);
 };
 
-enum pci_dev_flags {
-	PCI_DEV_FLAGS_MSI_INTX_DISABLE_BUG = 1,
-	PCI_DEV_FLAGS_NO_D3 = 2,
-	PCI_DEV_FLAGS_ASSIGNED = 4,
-	PCI_DEV_FLAGS_ACS_ENABLED_QUIRK = 8,
-	PCI_DEV_FLAG_PCIE_BRIDGE_ALIAS = 32,
-	PCI_DEV_FLAGS_NO_BUS_RESET = 64,
-	PCI_DEV_FLAGS_NO_PM_RESET = 128,
-	PCI_DEV_FLAGS_VPD_REF_F0 = 256,
-	PCI_DEV_FLAGS_BRIDGE_XLATE_ROOT = 512,
-	PCI_DEV_FLAGS_NO_FLR_RESET = 1024,
-	PCI_DEV_FLAGS_NO_RELAXED_ORDERING = 2048,
-	PCI_DEV_FLAGS_HAS_MSI_MASKING = 4096,
-	PCI_DEV_FLAGS_MSIX_TOUCH_ENTRY_DATA_FIRST = 8192,
+struct iommu_group {};
+
+struct pci_dynid {
+	struct list_head node;
+	struct pci_device_id id;
 };
 
-enum pci_bus_flags {
-	PCI_BUS_FLAGS_NO_MSI = 1,
-	PCI_BUS_FLAGS_NO_MMRBC = 2,
-	PCI_BUS_FLAGS_NO_AERSID = 4,
-	PCI_BUS_FLAGS_NO_EXTCFG = 8,
-};
-
-enum pcie_link_width {
-	PCIE_LNK_WIDTH_RESRV = 0,
-	PCIE_LNK_X1 = 1,
-	PCIE_LNK_X2 = 2,
-	PCIE_LNK_X4 = 4,
-	PCIE_LNK_X8 = 8,
-	PCIE_LNK_X12 = 12,
-	PCIE_LNK_X16 = 16,
-	PCIE_LNK_X32 = 32,
-	PCIE_LNK_WIDTH_UNKNOWN = 255,
-};
-
-enum pci_bus_speed {
-	PCI_SPEED_33MHz = 0,
-	PCI_SPEED_66MHz = 1,
-	PCI_SPEED_66MHz_PCIX = 2,
-	PCI_SPEED_100MHz_PCIX = 3,
-	PCI_SPEED_133MHz_PCIX = 4,
-	PCI_SPEED_66MHz_PCIX_ECC = 5,
-	PCI_SPEED_100MHz_PCIX_ECC = 6,
-	PCI_SPEED_133MHz_PCIX_ECC = 7,
-	PCI_SPEED_66MHz_PCIX_266 = 9,
-	PCI_SPEED_100MHz_PCIX_266 = 10,
-	PCI_SPEED_133MHz_PCIX_266 = 11,
-	AGP_UNKNOWN = 12,
-	AGP_1X = 13,
-	AGP_2X = 14,
-	AGP_4X = 15,
-	AGP_8X = 16,
-	PCI_SPEED_66MHz_PCIX_533 = 17,
-	PCI_SPEED_100MHz_PCIX_533 = 18,
-	PCI_SPEED_133MHz_PCIX_533 = 19,
-	PCIE_SPEED_2_5GT = 20,
-	PCIE_SPEED_5_0GT = 21,
-	PCIE_SPEED_8_0GT = 22,
-	PCIE_SPEED_16_0GT = 23,
-	PCIE_SPEED_32_0GT = 24,
-	PCIE_SPEED_64_0GT = 25,
-	PCI_SPEED_UNKNOWN = 255,
-};
-
-enum {
-	PCI_REASSIGN_ALL_RSRC = 1,
-	PCI_REASSIGN_ALL_BUS = 2,
-	PCI_PROBE_ONLY = 4,
-	PCI_CAN_SKIP_ISA_ALIGN = 8,
-	PCI_ENABLE_PROC_DOMAINS = 16,
-	PCI_COMPAT_DOMAIN_0 = 32,
-	PCI_SCAN_ALL_PCIE_DEVS = 64,
-};
-
-enum pcie_bus_config_types {
-	PCIE_BUS_TUNE_OFF = 0,
-	PCIE_BUS_DEFAULT = 1,
-	PCIE_BUS_SAFE = 2,
-	PCIE_BUS_PERFORMANCE = 3,
-	PCIE_BUS_PEER2PEER = 4,
-};
-
-typedef int (*arch_set_vga_state_t)(struct pci_dev *, bool, unsigned int, u32);
-
-struct hotplug_slot_ops {
-	int (*enable_slot)(struct hotplug_slot *);
-	int (*disable_slot)(struct hotplug_slot *);
-	int (*set_attention_status)(struct hotplug_slot *, u8);
-	int (*hardware_test)(struct hotplug_slot *, u32);
-	int (*get_power_status)(struct hotplug_slot *, u8 *);
-	int (*get_attention_status)(struct hotplug_slot *, u8 *);
-	int (*get_latch_status)(struct hotplug_slot *, u8 *);
-	int (*get_adapter_status)(struct hotplug_slot *, u8 *);
-	int (*reset_slot)(struct hotplug_slot *, bool);
+struct drv_dev_and_id {
+	struct pci_driver *drv;
+	struct pci_dev *dev;
+	const struct pci_device_id *id;
 };
 
 struct pci_cap_saved_data {
@@ -37491,320 +38190,252 @@ struct pci_cap_saved_state {
 	struct pci_cap_saved_data cap;
 };
 
-struct pci_reset_fn_method {
-	int (*reset_fn)(struct pci_dev *, bool);
-	char *name;
+struct pcie_link_state {
+	struct pci_dev *pdev;
+	struct pci_dev *downstream;
+	struct pcie_link_state *root;
+	struct pcie_link_state *parent;
+	struct list_head sibling;
+	u32 aspm_support: 7;
+	u32 aspm_enabled: 7;
+	u32 aspm_capable: 7;
+	u32 aspm_default: 7;
+	int: 4;
+	u32 aspm_disable: 7;
+	u32 clkpm_capable: 1;
+	u32 clkpm_enabled: 1;
+	u32 clkpm_default: 1;
+	u32 clkpm_disable: 1;
 };
 
-struct pci_pme_device {
-	struct list_head list;
-	struct pci_dev *dev;
+struct pci_slot_attribute {
+	struct attribute attr;
+	ssize_t (*show)(struct pci_slot *, char *);
+	ssize_t (*store)(struct pci_slot *, const char *, size_t);
 };
 
-struct pci_saved_state {
-	u32 config_space[16];
-	struct pci_cap_saved_data cap[0];
+enum device_link_state {
+	DL_STATE_NONE = -1,
+	DL_STATE_DORMANT = 0,
+	DL_STATE_AVAILABLE = 1,
+	DL_STATE_CONSUMER_PROBE = 2,
+	DL_STATE_ACTIVE = 3,
+	DL_STATE_SUPPLIER_UNBIND = 4,
 };
 
-struct pci_devres {
-	unsigned int enabled: 1;
-	unsigned int pinned: 1;
-	unsigned int orig_intx: 1;
-	unsigned int restore_intx: 1;
-	unsigned int mwi: 1;
-	u32 region_mask;
+struct device_link {
+	struct device *supplier;
+	struct list_head s_node;
+	struct device *consumer;
+	struct list_head c_node;
+	struct device link_dev;
+	enum device_link_state status;
+	u32 flags;
+	refcount_t rpm_active;
+	struct kref kref;
+	struct work_struct rm_work;
+	bool supplier_preactivated;
 };
 
-struct pci_dev_resource {
-	struct list_head list;
-	struct resource *res;
-	struct pci_dev *dev;
-	resource_size_t start;
-	resource_size_t end;
-	resource_size_t add_size;
-	resource_size_t min_align;
-	long unsigned int flags;
+enum pci_irq_reroute_variant {
+	INTEL_IRQ_REROUTE_VARIANT = 1,
+	MAX_IRQ_REROUTE_VARIANTS = 3,
 };
 
-enum release_type {
-	leaf_only = 0,
-	whole_subtree = 1,
+struct pci_fixup {
+	u16 vendor;
+	u16 device;
+	u32 class;
+	unsigned int class_shift;
+	int hook_offset;
 };
 
-enum enable_type {
-	undefined = -1,
-	user_disabled = 0,
-	auto_disabled = 1,
-	user_enabled = 2,
-	auto_enabled = 3,
+enum dev_prop_type {
+	DEV_PROP_U8 = 0,
+	DEV_PROP_U16 = 1,
+	DEV_PROP_U32 = 2,
+	DEV_PROP_U64 = 3,
+	DEV_PROP_STRING = 4,
+	DEV_PROP_REF = 5,
 };
 
-enum pci_mmap_state {
-	pci_mmap_io = 0,
-	pci_mmap_mem = 1,
+struct property_entry;
+
+struct software_node {
+	const char *name;
+	const struct software_node *parent;
+	const struct property_entry *properties;
 };
 
-enum pci_mmap_api {
-	PCI_MMAP_SYSFS = 0,
-	PCI_MMAP_PROCFS = 1,
+struct property_entry {
+	const char *name;
+	size_t length;
+	bool is_inline;
+	enum dev_prop_type type;
+	union {
+		const void *pointer;
+		union {
+			u8 u8_data[8];
+			u16 u16_data[4];
+			u32 u32_data[2];
+			u64 u64_data[1];
+			const char *str[1];
+		} value;
+	};
 };
 
-struct pci_filp_private {
-	enum pci_mmap_state mmap_state;
-	int write_combine;
+typedef u32 acpi_status;
+
+typedef char *acpi_string;
+
+enum {
+	NVME_REG_CAP = 0,
+	NVME_REG_VS = 8,
+	NVME_REG_INTMS = 12,
+	NVME_REG_INTMC = 16,
+	NVME_REG_CC = 20,
+	NVME_REG_CSTS = 28,
+	NVME_REG_NSSR = 32,
+	NVME_REG_AQA = 36,
+	NVME_REG_ASQ = 40,
+	NVME_REG_ACQ = 48,
+	NVME_REG_CMBLOC = 56,
+	NVME_REG_CMBSZ = 60,
+	NVME_REG_BPINFO = 64,
+	NVME_REG_BPRSEL = 68,
+	NVME_REG_BPMBL = 72,
+	NVME_REG_CMBMSC = 80,
+	NVME_REG_CRTO = 104,
+	NVME_REG_PMRCAP = 3584,
+	NVME_REG_PMRCTL = 3588,
+	NVME_REG_PMRSTS = 3592,
+	NVME_REG_PMREBS = 3596,
+	NVME_REG_PMRSWTP = 3600,
+	NVME_REG_DBS = 4096,
 };
 
-typedef u64 acpi_size;
-
-struct acpi_buffer {
-	acpi_size length;
-	void *pointer;
+enum {
+	NVME_CC_ENABLE = 1,
+	NVME_CC_EN_SHIFT = 0,
+	NVME_CC_CSS_SHIFT = 4,
+	NVME_CC_MPS_SHIFT = 7,
+	NVME_CC_AMS_SHIFT = 11,
+	NVME_CC_SHN_SHIFT = 14,
+	NVME_CC_IOSQES_SHIFT = 16,
+	NVME_CC_IOCQES_SHIFT = 20,
+	NVME_CC_CSS_NVM = 0,
+	NVME_CC_CSS_CSI = 96,
+	NVME_CC_CSS_MASK = 112,
+	NVME_CC_AMS_RR = 0,
+	NVME_CC_AMS_WRRU = 2048,
+	NVME_CC_AMS_VS = 14336,
+	NVME_CC_SHN_NONE = 0,
+	NVME_CC_SHN_NORMAL = 16384,
+	NVME_CC_SHN_ABRUPT = 32768,
+	NVME_CC_SHN_MASK = 49152,
+	NVME_CC_IOSQES = 393216,
+	NVME_CC_IOCQES = 4194304,
+	NVME_CC_CRIME = 16777216,
 };
 
-struct acpi_pci_root {
-	struct acpi_device *device;
-	struct pci_bus *bus;
-	u16 segment;
-	int bridge_type;
-	struct resource secondary;
-	u32 osc_support_set;
-	u32 osc_control_set;
-	u32 osc_ext_support_set;
-	u32 osc_ext_control_set;
-	phys_addr_t mcfg_addr;
+enum {
+	NVME_CSTS_RDY = 1,
+	NVME_CSTS_CFS = 2,
+	NVME_CSTS_NSSRO = 16,
+	NVME_CSTS_PP = 32,
+	NVME_CSTS_SHST_NORMAL = 0,
+	NVME_CSTS_SHST_OCCUR = 4,
+	NVME_CSTS_SHST_CMPLT = 8,
+	NVME_CSTS_SHST_MASK = 12,
 };
 
-enum pm_qos_flags_status {
-	PM_QOS_FLAGS_UNDEFINED = -1,
-	PM_QOS_FLAGS_NONE = 0,
-	PM_QOS_FLAGS_SOME = 1,
-	PM_QOS_FLAGS_ALL = 2,
+enum {
+	NVME_AEN_BIT_NS_ATTR = 8,
+	NVME_AEN_BIT_FW_ACT = 9,
+	NVME_AEN_BIT_ANA_CHANGE = 11,
+	NVME_AEN_BIT_DISC_CHANGE = 31,
 };
 
-struct hpx_type0 {
-	u32 revision;
-	u8 cache_line_size;
-	u8 latency_timer;
-	u8 enable_serr;
-	u8 enable_perr;
+enum {
+	SWITCHTEC_GAS_MRPC_OFFSET = 0,
+	SWITCHTEC_GAS_TOP_CFG_OFFSET = 4096,
+	SWITCHTEC_GAS_SW_EVENT_OFFSET = 6144,
+	SWITCHTEC_GAS_SYS_INFO_OFFSET = 8192,
+	SWITCHTEC_GAS_FLASH_INFO_OFFSET = 8704,
+	SWITCHTEC_GAS_PART_CFG_OFFSET = 16384,
+	SWITCHTEC_GAS_NTB_OFFSET = 65536,
+	SWITCHTEC_GAS_PFF_CSR_OFFSET = 1261568,
 };
 
-struct hpx_type1 {
-	u32 revision;
-	u8 max_mem_read;
-	u8 avg_max_split;
-	u16 tot_max_split;
+enum {
+	SWITCHTEC_NTB_REG_INFO_OFFSET = 0,
+	SWITCHTEC_NTB_REG_CTRL_OFFSET = 16384,
+	SWITCHTEC_NTB_REG_DBMSG_OFFSET = 409600,
 };
 
-struct hpx_type2 {
-	u32 revision;
-	u32 unc_err_mask_and;
-	u32 unc_err_mask_or;
-	u32 unc_err_sever_and;
-	u32 unc_err_sever_or;
-	u32 cor_err_mask_and;
-	u32 cor_err_mask_or;
-	u32 adv_err_cap_and;
-	u32 adv_err_cap_or;
-	u16 pci_exp_devctl_and;
-	u16 pci_exp_devctl_or;
-	u16 pci_exp_lnkctl_and;
-	u16 pci_exp_lnkctl_or;
-	u32 sec_unc_err_sever_and;
-	u32 sec_unc_err_sever_or;
-	u32 sec_unc_err_mask_and;
-	u32 sec_unc_err_mask_or;
+struct nt_partition_info {
+	u32 xlink_enabled;
+	u32 target_part_low;
+	u32 target_part_high;
+	u32 reserved;
 };
 
-struct hpx_type3 {
-	u16 device_type;
-	u16 function_type;
-	u16 config_space_location;
-	u16 pci_exp_cap_id;
-	u16 pci_exp_cap_ver;
-	u16 pci_exp_vendor_id;
-	u16 dvsec_id;
-	u16 dvsec_rev;
-	u16 match_offset;
-	u32 match_mask_and;
-	u32 match_value;
-	u16 reg_offset;
-	u32 reg_mask_and;
-	u32 reg_mask_or;
+struct ntb_info_regs {
+	u8 partition_count;
+	u8 partition_id;
+	u16 reserved1;
+	u64 ep_map;
+	u16 requester_id;
+	u16 reserved2;
+	u32 reserved3[4];
+	struct nt_partition_info ntp_info[48];
+} __attribute__((packed));
+
+struct ntb_ctrl_regs {
+	u32 partition_status;
+	u32 partition_op;
+	u32 partition_ctrl;
+	u32 bar_setup;
+	u32 bar_error;
+	u16 lut_table_entries;
+	u16 lut_table_offset;
+	u32 lut_error;
+	u16 req_id_table_size;
+	u16 req_id_table_offset;
+	u32 req_id_error;
+	u32 reserved1[7];
+	struct {
+		u32 ctl;
+		u32 win_size;
+		u64 xlate_addr;
+	} bar_entry[6];
+	struct {
+		u32 win_size;
+		u32 reserved[3];
+	} bar_ext_entry[6];
+	u32 reserved2[192];
+	u32 req_id_table[512];
+	u32 reserved3[256];
+	u64 lut_entry[512];
 };
 
-enum hpx_type3_dev_type {
-	HPX_TYPE_ENDPOINT = 1,
-	HPX_TYPE_LEG_END = 2,
-	HPX_TYPE_RC_END = 4,
-	HPX_TYPE_RC_EC = 8,
-	HPX_TYPE_ROOT_PORT = 16,
-	HPX_TYPE_UPSTREAM = 32,
-	HPX_TYPE_DOWNSTREAM = 64,
-	HPX_TYPE_PCI_BRIDGE = 128,
-	HPX_TYPE_PCIE_BRIDGE = 256,
+struct pci_dev_reset_methods {
+	u16 vendor;
+	u16 device;
+	int (*reset)(struct pci_dev *, bool);
 };
 
-enum hpx_type3_fn_type {
-	HPX_FN_NORMAL = 1,
-	HPX_FN_SRIOV_PHYS = 2,
-	HPX_FN_SRIOV_VIRT = 4,
+struct pci_dev_acs_enabled {
+	u16 vendor;
+	u16 device;
+	int (*acs_enabled)(struct pci_dev *, u16);
 };
 
-enum hpx_type3_cfg_loc {
-	HPX_CFG_PCICFG = 0,
-	HPX_CFG_PCIE_CAP = 1,
-	HPX_CFG_PCIE_CAP_EXT = 2,
-	HPX_CFG_VEND_CAP = 3,
-	HPX_CFG_DVSEC = 4,
-	HPX_CFG_MAX = 5,
-};
-
-enum acpi_attr_enum {
-	ACPI_ATTR_LABEL_SHOW = 0,
-	ACPI_ATTR_INDEX_SHOW = 1,
-};
-
-enum con_scroll {
-	SM_UP = 0,
-	SM_DOWN = 1,
-};
-
-enum vc_intensity {
-	VCI_HALF_BRIGHT = 0,
-	VCI_NORMAL = 1,
-	VCI_BOLD = 2,
-	VCI_MASK = 3,
-};
-
-struct vc_data;
-
-struct console_font;
-
-struct consw {
-	struct module *owner;
-	const char * (*con_startup)(void);
-	void (*con_init)(struct vc_data *, bool);
-	void (*con_deinit)(struct vc_data *);
-	void (*con_clear)(struct vc_data *, unsigned int, unsigned int, unsigned int);
-	void (*con_putc)(struct vc_data *, int, int, int);
-	void (*con_putcs)(struct vc_data *, const short unsigned int *, int, int, int);
-	void (*con_cursor)(struct vc_data *, int);
-	bool (*con_scroll)(struct vc_data *, unsigned int, unsigned int, enum con_scroll, unsigned int);
-	bool (*con_switch)(struct vc_data *);
-	int (*con_blank)(struct vc_data *, int, int);
-	int (*con_font_set)(struct vc_data *, struct console_font *, unsigned int);
-	int (*con_font_get)(struct vc_data *, struct console_font *);
-	int (*con_font_default)(struct vc_data *, struct console_font *, char *);
-	int (*con_resize)(struct vc_data *, unsigned int, unsigned int, unsigned int);
-	void (*con_set_palette)(struct vc_data *, const unsigned char *);
-	void (*con_scrolldelta)(struct vc_data *, int);
-	int (*con_set_origin)(struct vc_data *);
-	void (*con_save_screen)(struct vc_data *);
-	u8 (*con_build_attr)(struct vc_data *, u8, enum vc_intensity, bool, bool, bool, bool);
-	void (*con_invert_region)(struct vc_data *, u16 *, int);
-	u16 * (*con_screen_pos)(const struct vc_data *, int);
-	long unsigned int (*con_getxy)(struct vc_data *, long unsigned int, int *, int *);
-	void (*con_flush_scrollback)(struct vc_data *);
-	int (*con_debug_enter)(struct vc_data *);
-	int (*con_debug_leave)(struct vc_data *);
-};
-
-struct vc_state {
-	unsigned int x;
-	unsigned int y;
-	unsigned char color;
-	unsigned char Gx_charset[2];
-	unsigned int charset: 1;
-	enum vc_intensity intensity;
-	bool italic;
-	bool underline;
-	bool blink;
-	bool reverse;
-};
-
-struct console_font {
-	unsigned int width;
-	unsigned int height;
-	unsigned int charcount;
-	unsigned char *data;
-};
-
-struct vt_mode {
-	char mode;
-	char waitv;
-	short int relsig;
-	short int acqsig;
-	short int frsig;
-};
-
-struct uni_pagedict;
-
-struct uni_screen;
-
-struct vc_data {
-	struct tty_port port;
-	struct vc_state state;
-	struct vc_state saved_state;
-	short unsigned int vc_num;
-	unsigned int vc_cols;
-	unsigned int vc_rows;
-	unsigned int vc_size_row;
-	unsigned int vc_scan_lines;
-	unsigned int vc_cell_height;
-	long unsigned int vc_origin;
-	long unsigned int vc_scr_end;
-	long unsigned int vc_visible_origin;
-	unsigned int vc_top;
-	unsigned int vc_bottom;
-	const struct consw *vc_sw;
-	short unsigned int *vc_screenbuf;
-	unsigned int vc_screenbuf_size;
-	unsigned char vc_mode;
-	unsigned char vc_attr;
-	unsigned char vc_def_color;
-	unsigned char vc_ulcolor;
-	unsigned char vc_itcolor;
-	unsigned char vc_halfcolor;
-	unsigned int vc_cursor_type;
-	short unsigned int vc_complement_mask;
-	short unsigned int vc_s_complement_mask;
-	long unsigned int vc_pos;
-	short unsigned int vc_hi_font_mask;
-	struct console_font vc_font;
-	short unsigned int vc_video_erase_char;
-	unsigned int vc_state;
-	unsigned int vc_npar;
-	unsigned int vc_par[16];
-	struct vt_mode vt_mode;
-	struct pid *vt_pid;
-	int vt_newvt;
-	wait_queue_head_t paste_wait;
-	unsigned int vc_disp_ctrl: 1;
-	unsigned int vc_toggle_meta: 1;
-	unsigned int vc_decscnm: 1;
-	unsigned int vc_decom: 1;
-	unsigned int vc_decawm: 1;
-	unsigned int vc_deccm: 1;
-	unsigned int vc_decim: 1;
-	unsigned int vc_priv: 3;
-	unsigned int vc_need_wrap: 1;
-	unsigned int vc_can_do_color: 1;
-	unsigned int vc_report_mouse: 2;
-	unsigned char vc_utf: 1;
-	unsigned char vc_utf_count;
-	int vc_utf_char;
-	long unsigned int vc_tab_stop[4];
-	unsigned char vc_palette[48];
-	short unsigned int *vc_translate;
-	unsigned int vc_resize_user;
-	unsigned int vc_bell_pitch;
-	unsigned int vc_bell_duration;
-	short unsigned int vc_cur_blink_ms;
-	struct vc_data **vc_display_fg;
-	struct uni_pagedict *uni_pagedict;
-	struct uni_pagedict **uni_pagedict_loc;
-	struct uni_screen *vc_uni_screen;
+struct pci_dev_acs_ops {
+	u16 vendor;
+	u16 device;
+	int (*enable_acs)(struct pci_dev *);
+	int (*disable_acs_redir)(struct pci_dev *);
 };
 
 struct vga_device {
@@ -37835,6 +38466,8 @@ struct vga_arb_private {
 	spinlock_t lock;
 };
 
+typedef u64 acpi_physical_address;
+
 typedef u16 acpi_owner_id;
 
 union acpi_name_union {
@@ -37852,11 +38485,92 @@ struct acpi_table_desc {
 	u16 validation_count;
 };
 
+struct acpi_subtable_header {
+	u8 type;
+	u8 length;
+};
+
+struct acpi_cedt_header {
+	u8 type;
+	u8 reserved;
+	u16 length;
+};
+
 enum acpi_cedt_type {
 	ACPI_CEDT_TYPE_CHBS = 0,
 	ACPI_CEDT_TYPE_CFMWS = 1,
 	ACPI_CEDT_TYPE_RESERVED = 2,
 };
+
+struct acpi_hmat_structure {
+	u16 type;
+	u16 reserved;
+	u32 length;
+};
+
+enum acpi_madt_type {
+	ACPI_MADT_TYPE_LOCAL_APIC = 0,
+	ACPI_MADT_TYPE_IO_APIC = 1,
+	ACPI_MADT_TYPE_INTERRUPT_OVERRIDE = 2,
+	ACPI_MADT_TYPE_NMI_SOURCE = 3,
+	ACPI_MADT_TYPE_LOCAL_APIC_NMI = 4,
+	ACPI_MADT_TYPE_LOCAL_APIC_OVERRIDE = 5,
+	ACPI_MADT_TYPE_IO_SAPIC = 6,
+	ACPI_MADT_TYPE_LOCAL_SAPIC = 7,
+	ACPI_MADT_TYPE_INTERRUPT_SOURCE = 8,
+	ACPI_MADT_TYPE_LOCAL_X2APIC = 9,
+	ACPI_MADT_TYPE_LOCAL_X2APIC_NMI = 10,
+	ACPI_MADT_TYPE_GENERIC_INTERRUPT = 11,
+	ACPI_MADT_TYPE_GENERIC_DISTRIBUTOR = 12,
+	ACPI_MADT_TYPE_GENERIC_MSI_FRAME = 13,
+	ACPI_MADT_TYPE_GENERIC_REDISTRIBUTOR = 14,
+	ACPI_MADT_TYPE_GENERIC_TRANSLATOR = 15,
+	ACPI_MADT_TYPE_MULTIPROC_WAKEUP = 16,
+	ACPI_MADT_TYPE_RESERVED = 17,
+	ACPI_MADT_TYPE_OEM_RESERVED = 128,
+};
+
+struct acpi_madt_local_apic {
+	struct acpi_subtable_header header;
+	u8 processor_id;
+	u8 id;
+	u32 lapic_flags;
+};
+
+struct acpi_madt_io_apic {
+	struct acpi_subtable_header header;
+	u8 id;
+	u8 reserved;
+	u32 address;
+	u32 global_irq_base;
+};
+
+struct acpi_madt_interrupt_override {
+	struct acpi_subtable_header header;
+	u8 bus;
+	u8 source_irq;
+	u32 global_irq;
+	u16 inti_flags;
+} __attribute__((packed));
+
+struct acpi_madt_nmi_source {
+	struct acpi_subtable_header header;
+	u16 inti_flags;
+	u32 global_irq;
+};
+
+struct acpi_madt_local_apic_nmi {
+	struct acpi_subtable_header header;
+	u8 processor_id;
+	u16 inti_flags;
+	u8 lint;
+} __attribute__((packed));
+
+struct acpi_madt_local_apic_override {
+	struct acpi_subtable_header header;
+	u16 reserved;
+	u64 address;
+} __attribute__((packed));
 
 struct acpi_madt_io_sapic {
 	struct acpi_subtable_header header;
@@ -37865,6 +38579,17 @@ struct acpi_madt_io_sapic {
 	u32 global_irq_base;
 	u64 address;
 };
+
+struct acpi_madt_local_sapic {
+	struct acpi_subtable_header header;
+	u8 processor_id;
+	u8 id;
+	u8 eid;
+	u8 reserved[3];
+	u32 lapic_flags;
+	u32 uid;
+	char uid_string[1];
+} __attribute__((packed));
 
 struct acpi_madt_interrupt_source {
 	struct acpi_subtable_header header;
@@ -37875,6 +38600,22 @@ struct acpi_madt_interrupt_source {
 	u8 io_sapic_vector;
 	u32 global_irq;
 	u32 flags;
+};
+
+struct acpi_madt_local_x2apic {
+	struct acpi_subtable_header header;
+	u16 reserved;
+	u32 local_apic_id;
+	u32 lapic_flags;
+	u32 uid;
+};
+
+struct acpi_madt_local_x2apic_nmi {
+	struct acpi_subtable_header header;
+	u16 inti_flags;
+	u32 uid;
+	u8 lint;
+	u8 reserved[3];
 };
 
 struct acpi_madt_generic_interrupt {
@@ -37905,6 +38646,32 @@ struct acpi_madt_generic_distributor {
 	u32 global_irq_base;
 	u8 version;
 	u8 reserved2[3];
+};
+
+struct acpi_prmt_module_header {
+	u16 revision;
+	u16 length;
+};
+
+union acpi_subtable_headers {
+	struct acpi_subtable_header common;
+	struct acpi_hmat_structure hmat;
+	struct acpi_prmt_module_header prmt;
+	struct acpi_cedt_header cedt;
+};
+
+typedef int (*acpi_tbl_table_handler)(struct acpi_table_header *);
+
+typedef int (*acpi_tbl_entry_handler)(union acpi_subtable_headers *, const long unsigned int);
+
+typedef int (*acpi_tbl_entry_handler_arg)(union acpi_subtable_headers *, void *, const long unsigned int);
+
+struct acpi_subtable_proc {
+	int id;
+	acpi_tbl_entry_handler handler;
+	acpi_tbl_entry_handler_arg handler_arg;
+	void *arg;
+	int count;
 };
 
 enum acpi_subtable_type {
@@ -37953,11 +38720,13 @@ struct acpi_osi_config {
 	unsigned int darwin_cmdline: 1;
 };
 
-struct semaphore {
-	raw_spinlock_t lock;
-	unsigned int count;
-	struct list_head wait_list;
-};
+typedef struct {
+	__u8 b[16];
+} guid_t;
+
+typedef u64 acpi_size;
+
+typedef u8 acpi_adr_space_type;
 
 struct acpi_predefined_names {
 	const char *name;
@@ -37997,6 +38766,8 @@ typedef long unsigned int efi_status_t;
 typedef u8 efi_bool_t;
 
 typedef u16 efi_char16_t;
+
+typedef guid_t efi_guid_t;
 
 typedef struct {
 	u64 signature;
@@ -38169,92 +38940,14 @@ struct acpi_hp_work {
 	u32 src;
 };
 
-struct nvs_region {
-	__u64 phys_start;
-	__u64 size;
-	struct list_head node;
+struct acpi_object_list {
+	u32 count;
+	union acpi_object *pointer;
 };
 
-struct acpi_wakeup_handler {
-	struct list_head list_node;
-	bool (*wakeup)(void *);
-	void *context;
-};
-
-enum sys_off_mode {
-	SYS_OFF_MODE_POWER_OFF_PREPARE = 0,
-	SYS_OFF_MODE_POWER_OFF = 1,
-	SYS_OFF_MODE_RESTART_PREPARE = 2,
-	SYS_OFF_MODE_RESTART = 3,
-};
-
-struct sys_off_data {
-	int mode;
-	void *cb_data;
-	const char *cmd;
-};
-
-struct acpi_hardware_id {
-	struct list_head list;
-	const char *id;
-};
-
-struct acpi_data_node {
-	const char *name;
-	acpi_handle handle;
-	struct fwnode_handle fwnode;
-	struct fwnode_handle *parent;
-	struct acpi_device_data data;
-	struct list_head sibling;
-	struct kobject kobj;
-	struct completion kobj_done;
-};
-
-struct acpi_data_node_attr {
-	struct attribute attr;
-	ssize_t (*show)(struct acpi_data_node *, char *);
-	ssize_t (*store)(struct acpi_data_node *, const char *, size_t);
-};
-
-typedef u32 (*acpi_event_handler)(void *);
-
-typedef void (*acpi_notify_handler)(acpi_handle, u32, void *);
-
-typedef void (*acpi_object_handler)(acpi_handle, void *);
-
-typedef acpi_status (*acpi_table_handler)(u32, void *, void *);
-
-enum acpi_bus_device_type {
-	ACPI_BUS_TYPE_DEVICE = 0,
-	ACPI_BUS_TYPE_POWER = 1,
-	ACPI_BUS_TYPE_PROCESSOR = 2,
-	ACPI_BUS_TYPE_THERMAL = 3,
-	ACPI_BUS_TYPE_POWER_BUTTON = 4,
-	ACPI_BUS_TYPE_SLEEP_BUTTON = 5,
-	ACPI_BUS_TYPE_ECDT_EC = 6,
-	ACPI_BUS_DEVICE_TYPE_COUNT = 7,
-};
-
-typedef int (*acpi_op_add)(struct acpi_device *);
-
-typedef int (*acpi_op_remove)(struct acpi_device *);
-
-typedef void (*acpi_op_notify)(struct acpi_device *, u32);
-
-struct acpi_device_ops {
-	acpi_op_add add;
-	acpi_op_remove remove;
-	acpi_op_notify notify;
-};
-
-struct acpi_driver {
-	char name[80];
-	char class[80];
-	const struct acpi_device_id *ids;
-	unsigned int flags;
-	struct acpi_device_ops ops;
-	struct device_driver drv;
-	struct module *owner;
+struct acpi_buffer {
+	acpi_size length;
+	void *pointer;
 };
 
 struct acpi_device_physical_node {
@@ -38264,101 +38957,28 @@ struct acpi_device_physical_node {
 	bool put_online: 1;
 };
 
-struct acpi_osc_context {
-	char *uuid_str;
-	int rev;
-	struct acpi_buffer cap;
-	struct acpi_buffer ret;
-};
-
-struct acpi_dev_walk_context {
-	int (*fn)(struct acpi_device *, void *);
-	void *data;
-};
-
-enum dev_prop_type {
-	DEV_PROP_U8 = 0,
-	DEV_PROP_U16 = 1,
-	DEV_PROP_U32 = 2,
-	DEV_PROP_U64 = 3,
-	DEV_PROP_STRING = 4,
-	DEV_PROP_REF = 5,
-};
-
-struct property_entry {
+struct acpi_bus_type {
+	struct list_head list;
 	const char *name;
-	size_t length;
-	bool is_inline;
-	enum dev_prop_type type;
-	union {
-		const void *pointer;
-		union {
-			u8 u8_data[8];
-			u16 u16_data[4];
-			u32 u32_data[2];
-			u64 u64_data[1];
-			const char *str[1];
-		} value;
-	};
+	bool (*match)(struct device *);
+	struct acpi_device * (*find_companion)(struct device *);
+	void (*setup)(struct device *);
+};
+
+struct find_child_walk_data {
+	struct acpi_device *adev;
+	u64 address;
+	int score;
+	bool check_sta;
+	bool check_children;
+};
+
+struct resource_win {
+	struct resource res;
+	resource_size_t offset;
 };
 
 typedef acpi_status (*acpi_walk_callback)(acpi_handle, u32, void *, void **);
-
-struct acpi_pnp_device_id {
-	u32 length;
-	char *string;
-};
-
-struct acpi_pnp_device_id_list {
-	u32 count;
-	u32 list_size;
-	struct acpi_pnp_device_id ids[0];
-};
-
-struct acpi_device_info {
-	u32 info_size;
-	u32 name;
-	acpi_object_type type;
-	u8 param_count;
-	u16 valid;
-	u8 flags;
-	u8 highest_dstates[4];
-	u8 lowest_dstates[5];
-	u64 address;
-	struct acpi_pnp_device_id hardware_id;
-	struct acpi_pnp_device_id unique_id;
-	struct acpi_pnp_device_id class_code;
-	struct acpi_pnp_device_id_list compatible_id_list;
-};
-
-struct acpi_table_spcr {
-	struct acpi_table_header header;
-	u8 interface_type;
-	u8 reserved[3];
-	struct acpi_generic_address serial_port;
-	u8 interrupt_type;
-	u8 pc_interrupt;
-	u32 interrupt;
-	u8 baud_rate;
-	u8 parity;
-	u8 stop_bits;
-	u8 flow_control;
-	u8 terminal_type;
-	u8 reserved1;
-	u16 pci_device_id;
-	u16 pci_vendor_id;
-	u8 pci_bus;
-	u8 pci_device;
-	u8 pci_function;
-	u32 pci_flags;
-	u8 pci_segment;
-	u32 reserved2;
-} __attribute__((packed));
-
-struct acpi_table_stao {
-	struct acpi_table_header header;
-	u8 ignore_uart;
-} __attribute__((packed));
 
 struct acpi_resource_irq {
 	u8 descriptor_length;
@@ -38771,80 +39391,23 @@ struct acpi_resource {
 	union acpi_resource_data data;
 };
 
-struct acpi_pld_info {
-	u8 revision;
-	u8 ignore_color;
-	u8 red;
-	u8 green;
-	u8 blue;
-	u16 width;
-	u16 height;
-	u8 user_visible;
-	u8 dock;
-	u8 lid;
-	u8 panel;
-	u8 vertical_position;
-	u8 horizontal_position;
-	u8 shape;
-	u8 group_orientation;
-	u8 group_token;
-	u8 group_position;
-	u8 bay;
-	u8 ejectable;
-	u8 ospm_eject_required;
-	u8 cabinet_number;
-	u8 card_cage_number;
-	u8 reference;
-	u8 rotation;
-	u8 order;
-	u8 reserved;
-	u16 vertical_offset;
-	u16 horizontal_offset;
-};
-
 typedef acpi_status (*acpi_walk_resource_callback)(struct acpi_resource *, void *);
 
-struct acpi_handle_list {
-	u32 count;
-	acpi_handle handles[10];
+struct irq_override_cmp {
+	const struct dmi_system_id *system;
+	unsigned char irq;
+	unsigned char triggering;
+	unsigned char polarity;
+	unsigned char shareable;
+	bool override;
 };
 
-struct acpi_dep_data {
-	struct list_head node;
-	acpi_handle supplier;
-	acpi_handle consumer;
-	bool honor_dep;
-};
-
-enum acpi_reconfig_event {
-	ACPI_RECONFIG_DEVICE_ADD = 0,
-	ACPI_RECONFIG_DEVICE_REMOVE = 1,
-};
-
-struct acpi_probe_entry;
-
-typedef bool (*acpi_probe_entry_validate_subtbl)(struct acpi_subtable_header *, struct acpi_probe_entry *);
-
-struct acpi_probe_entry {
-	__u8 id[5];
-	__u8 type;
-	acpi_probe_entry_validate_subtbl subtable_valid;
-	union {
-		acpi_tbl_table_handler probe_table;
-		acpi_tbl_entry_handler probe_subtbl;
-	};
-	kernel_ulong_t driver_data;
-};
-
-struct acpi_device_bus_id {
-	const char *bus_id;
-	struct ida instance_ida;
-	struct list_head node;
-};
-
-struct acpi_scan_clear_dep_work {
-	struct work_struct work;
-	struct acpi_device *adev;
+struct res_proc_context {
+	struct list_head *list;
+	int (*preproc)(struct acpi_resource *, void *);
+	void *preproc_data;
+	int count;
+	int error;
 };
 
 enum idle_boot_override {
@@ -38854,148 +39417,314 @@ enum idle_boot_override {
 	IDLE_POLL = 3,
 };
 
-typedef u32 acpi_event_status;
+typedef u32 phys_cpuid_t;
 
-typedef u32 (*acpi_gpe_handler)(acpi_handle, u32, void *);
+struct acpi_osc_context {
+	char *uuid_str;
+	int rev;
+	struct acpi_buffer cap;
+	struct acpi_buffer ret;
+};
 
-typedef acpi_status (*acpi_adr_space_handler)(u32, acpi_physical_address, u32, u64 *, void *, void *);
+struct thermal_cooling_device_ops;
 
-typedef acpi_status (*acpi_adr_space_setup)(acpi_handle, u32, void *, void **);
+struct thermal_cooling_device {
+	int id;
+	char *type;
+	long unsigned int max_state;
+	struct device device;
+	struct device_node *np;
+	void *devdata;
+	void *stats;
+	const struct thermal_cooling_device_ops *ops;
+	bool updated;
+	struct mutex lock;
+	struct list_head thermal_instances;
+	struct list_head node;
+};
 
-struct acpi_table_ecdt {
-	struct acpi_table_header header;
-	struct acpi_generic_address control;
-	struct acpi_generic_address data;
-	u32 uid;
-	u8 gpe;
-	u8 id[1];
+struct thermal_cooling_device_ops {
+	int (*get_max_state)(struct thermal_cooling_device *, long unsigned int *);
+	int (*get_cur_state)(struct thermal_cooling_device *, long unsigned int *);
+	int (*set_cur_state)(struct thermal_cooling_device *, long unsigned int);
+	int (*get_requested_power)(struct thermal_cooling_device *, u32 *);
+	int (*state2power)(struct thermal_cooling_device *, long unsigned int, u32 *);
+	int (*power2state)(struct thermal_cooling_device *, u32, long unsigned int *);
+};
+
+struct acpi_lpi_state {
+	u32 min_residency;
+	u32 wake_latency;
+	u32 flags;
+	u32 arch_flags;
+	u32 res_cnt_freq;
+	u32 enable_parent_state;
+	u64 address;
+	u8 index;
+	u8 entry_method;
+	char desc[32];
+};
+
+struct acpi_processor_power {
+	int count;
+	union {
+		struct acpi_processor_cx states[8];
+		struct acpi_lpi_state lpi_states[8];
+	};
+	int timer_broadcast_on_state;
+};
+
+struct acpi_psd_package {
+	u64 num_entries;
+	u64 revision;
+	u64 domain;
+	u64 coord_type;
+	u64 num_processors;
+};
+
+struct acpi_pct_register {
+	u8 descriptor;
+	u16 length;
+	u8 space_id;
+	u8 bit_width;
+	u8 bit_offset;
+	u8 reserved;
+	u64 address;
 } __attribute__((packed));
 
-enum acpi_ec_event_state {
-	EC_EVENT_READY = 0,
-	EC_EVENT_IN_PROGRESS = 1,
-	EC_EVENT_COMPLETE = 2,
+struct acpi_processor_px {
+	u64 core_frequency;
+	u64 power;
+	u64 transition_latency;
+	u64 bus_master_latency;
+	u64 control;
+	u64 status;
 };
 
-struct transaction;
+struct acpi_processor_performance {
+	unsigned int state;
+	unsigned int platform_limit;
+	struct acpi_pct_register control_register;
+	struct acpi_pct_register status_register;
+	unsigned int state_count;
+	struct acpi_processor_px *states;
+	struct acpi_psd_package domain_info;
+	cpumask_var_t shared_cpu_map;
+	unsigned int shared_type;
+};
 
-struct acpi_ec {
+struct acpi_tsd_package {
+	u64 num_entries;
+	u64 revision;
+	u64 domain;
+	u64 coord_type;
+	u64 num_processors;
+};
+
+struct acpi_processor_tx_tss {
+	u64 freqpercentage;
+	u64 power;
+	u64 transition_latency;
+	u64 control;
+	u64 status;
+};
+
+struct acpi_processor_tx {
+	u16 power;
+	u16 performance;
+};
+
+struct acpi_processor;
+
+struct acpi_processor_throttling {
+	unsigned int state;
+	unsigned int platform_limit;
+	struct acpi_pct_register control_register;
+	struct acpi_pct_register status_register;
+	unsigned int state_count;
+	struct acpi_processor_tx_tss *states_tss;
+	struct acpi_tsd_package domain_info;
+	cpumask_var_t shared_cpu_map;
+	int (*acpi_processor_get_throttling)(struct acpi_processor *);
+	int (*acpi_processor_set_throttling)(struct acpi_processor *, int, bool);
+	u32 address;
+	u8 duty_offset;
+	u8 duty_width;
+	u8 tsd_valid_flag;
+	unsigned int shared_type;
+	struct acpi_processor_tx states[16];
+};
+
+struct acpi_processor_lx {
+	int px;
+	int tx;
+};
+
+struct acpi_processor_limit {
+	struct acpi_processor_lx state;
+	struct acpi_processor_lx thermal;
+	struct acpi_processor_lx user;
+};
+
+struct acpi_processor {
 	acpi_handle handle;
-	int gpe;
-	int irq;
-	long unsigned int command_addr;
-	long unsigned int data_addr;
-	bool global_lock;
-	long unsigned int flags;
-	long unsigned int reference_count;
-	struct mutex mutex;
-	wait_queue_head_t wait;
-	struct list_head list;
-	struct transaction *curr;
-	spinlock_t lock;
-	struct work_struct work;
-	long unsigned int timestamp;
-	enum acpi_ec_event_state event_state;
-	unsigned int events_to_process;
-	unsigned int events_in_progress;
-	unsigned int queries_in_progress;
-	bool busy_polling;
-	unsigned int polling_guard;
-};
-
-struct transaction {
-	const u8 *wdata;
-	u8 *rdata;
-	short unsigned int irq_count;
-	u8 command;
-	u8 wi;
-	u8 ri;
-	u8 wlen;
-	u8 rlen;
-	u8 flags;
-};
-
-typedef int (*acpi_ec_query_func)(void *);
-
-enum ec_command {
-	ACPI_EC_COMMAND_READ = 128,
-	ACPI_EC_COMMAND_WRITE = 129,
-	ACPI_EC_BURST_ENABLE = 130,
-	ACPI_EC_BURST_DISABLE = 131,
-	ACPI_EC_COMMAND_QUERY = 132,
-};
-
-enum {
-	EC_FLAGS_QUERY_ENABLED = 0,
-	EC_FLAGS_EVENT_HANDLER_INSTALLED = 1,
-	EC_FLAGS_EC_HANDLER_INSTALLED = 2,
-	EC_FLAGS_EC_REG_CALLED = 3,
-	EC_FLAGS_QUERY_METHODS_INSTALLED = 4,
-	EC_FLAGS_STARTED = 5,
-	EC_FLAGS_STOPPED = 6,
-	EC_FLAGS_EVENTS_MASKED = 7,
-};
-
-struct acpi_ec_query_handler {
-	struct list_head node;
-	acpi_ec_query_func func;
-	acpi_handle handle;
-	void *data;
-	u8 query_bit;
-	struct kref kref;
-};
-
-struct acpi_ec_query {
-	struct transaction transaction;
-	struct work_struct work;
-	struct acpi_ec_query_handler *handler;
-	struct acpi_ec *ec;
-};
-
-struct syscore_ops {
-	struct list_head node;
-	int (*suspend)(void);
-	void (*resume)(void);
-	void (*shutdown)(void);
-};
-
-struct acpi_pci_link_irq {
-	u32 active;
-	u8 triggering;
-	u8 polarity;
-	u8 resource_type;
-	u8 possible_count;
-	u32 possible[16];
-	u8 initialized: 1;
-	u8 reserved: 7;
-};
-
-struct acpi_pci_link {
-	struct list_head list;
-	struct acpi_device *device;
-	struct acpi_pci_link_irq irq;
-	int refcnt;
-};
-
-struct acpi_power_dependent_device {
+	u32 acpi_id;
+	phys_cpuid_t phys_id;
+	u32 id;
+	u32 pblk;
+	int performance_platform_limit;
+	int throttling_platform_limit;
+	struct acpi_processor_flags flags;
+	struct acpi_processor_power power;
+	struct acpi_processor_performance *performance;
+	struct acpi_processor_throttling throttling;
+	struct acpi_processor_limit limit;
+	struct thermal_cooling_device *cdev;
 	struct device *dev;
-	struct list_head node;
+	struct freq_qos_request perflib_req;
+	struct freq_qos_request thermal_req;
 };
 
-struct acpi_power_resource {
-	struct acpi_device device;
-	struct list_head list_node;
-	u32 system_level;
-	u32 order;
-	unsigned int ref_count;
-	u8 state;
-	struct mutex resource_lock;
-	struct list_head dependents;
+struct acpi_processor_errata {
+	u8 smp;
+	struct {
+		u8 throttle: 1;
+		u8 fdma: 1;
+		u8 reserved: 6;
+		u32 bmisx;
+	} piix4;
 };
 
-struct acpi_power_resource_entry {
-	struct list_head node;
-	struct acpi_power_resource *resource;
+enum acpi_bridge_type {
+	ACPI_BRIDGE_TYPE_PCIE = 1,
+	ACPI_BRIDGE_TYPE_CXL = 2,
+};
+
+struct acpi_pci_root {
+	struct acpi_device *device;
+	struct pci_bus *bus;
+	u16 segment;
+	int bridge_type;
+	struct resource secondary;
+	u32 osc_support_set;
+	u32 osc_control_set;
+	u32 osc_ext_support_set;
+	u32 osc_ext_control_set;
+	phys_addr_t mcfg_addr;
+};
+
+struct acpi_pci_root_ops;
+
+struct acpi_pci_root_info {
+	struct acpi_pci_root *root;
+	struct acpi_device *bridge;
+	struct acpi_pci_root_ops *ops;
+	struct list_head resources;
+	char name[16];
+};
+
+struct acpi_pci_root_ops {
+	struct pci_ops *pci_ops;
+	int (*init_info)(struct acpi_pci_root_info *);
+	void (*release_info)(struct acpi_pci_root_info *);
+	int (*prepare_resources)(struct acpi_pci_root_info *);
+};
+
+struct pci_osc_bit_struct {
+	u32 bit;
+	char *desc;
+};
+
+struct acpi_pci_routing_table {
+	u32 length;
+	u32 pin;
+	u64 address;
+	u32 source_index;
+	char source[4];
+};
+
+enum acpi_irq_model_id {
+	ACPI_IRQ_MODEL_PIC = 0,
+	ACPI_IRQ_MODEL_IOAPIC = 1,
+	ACPI_IRQ_MODEL_IOSAPIC = 2,
+	ACPI_IRQ_MODEL_PLATFORM = 3,
+	ACPI_IRQ_MODEL_GIC = 4,
+	ACPI_IRQ_MODEL_LPIC = 5,
+	ACPI_IRQ_MODEL_COUNT = 6,
+};
+
+struct acpi_prt_entry {
+	struct acpi_pci_id id;
+	u8 pin;
+	acpi_handle link;
+	u32 index;
+};
+
+struct prt_quirk {
+	const struct dmi_system_id *system;
+	unsigned int segment;
+	unsigned int bus;
+	unsigned int device;
+	unsigned char pin;
+	const char *source;
+	const char *actual_source;
+};
+
+struct platform_device_id {
+	char name[20];
+	kernel_ulong_t driver_data;
+};
+
+struct pdev_archdata {};
+
+struct mfd_cell;
+
+struct platform_device {
+	const char *name;
+	int id;
+	bool id_auto;
+	struct device dev;
+	u64 platform_dma_mask;
+	struct device_dma_parameters dma_parms;
+	u32 num_resources;
+	struct resource *resource;
+	const struct platform_device_id *id_entry;
+	const char *driver_override;
+	struct mfd_cell *mfd_cell;
+	struct pdev_archdata archdata;
+};
+
+struct apd_private_data;
+
+struct apd_device_desc {
+	unsigned int fixed_clk_rate;
+	struct property_entry *properties;
+	int (*setup)(struct apd_private_data *);
+};
+
+struct apd_private_data {
+	struct clk *clk;
+	struct acpi_device *adev;
+	const struct apd_device_desc *dev_desc;
+};
+
+enum acpi_reconfig_event {
+	ACPI_RECONFIG_DEVICE_ADD = 0,
+	ACPI_RECONFIG_DEVICE_REMOVE = 1,
+};
+
+struct platform_device_info {
+	struct device *parent;
+	struct fwnode_handle *fwnode;
+	bool of_node_reused;
+	const char *name;
+	int id;
+	const struct resource *res;
+	unsigned int num_res;
+	const void *data;
+	size_t size_data;
+	u64 dma_mask;
+	const struct property_entry *properties;
 };
 
 struct acpi_bus_event {
@@ -39114,6 +39843,10 @@ enum {
 	__ACPI_GENL_CMD_MAX = 2,
 };
 
+typedef acpi_status (*acpi_adr_space_handler)(u32, acpi_physical_address, u32, u64 *, void *, void *);
+
+typedef acpi_status (*acpi_adr_space_setup)(acpi_handle, u32, void *, void **);
+
 struct acpi_lpat {
 	int temp;
 	int raw;
@@ -39150,6 +39883,12 @@ struct lpit_residency_info {
 	u64 frequency;
 	void *iomem_addr;
 };
+
+typedef u32 (*acpi_gpe_handler)(acpi_handle, u32, void *);
+
+typedef void (*acpi_notify_handler)(acpi_handle, u32, void *);
+
+typedef void (*acpi_object_handler)(acpi_handle, void *);
 
 union acpi_operand_object;
 
@@ -40020,16 +40759,56 @@ typedef u32 acpi_name;
 
 typedef acpi_status (*acpi_exception_handler)(acpi_status, acpi_name, u16, u32, void *);
 
-enum {
-	AML_FIELD_ACCESS_ANY = 0,
-	AML_FIELD_ACCESS_BYTE = 1,
-	AML_FIELD_ACCESS_WORD = 2,
-	AML_FIELD_ACCESS_DWORD = 3,
-	AML_FIELD_ACCESS_QWORD = 4,
-	AML_FIELD_ACCESS_BUFFER = 5,
+typedef acpi_status (*acpi_execute_op)(struct acpi_walk_state *);
+
+typedef u32 acpi_mutex_handle;
+
+struct acpi_gpe_walk_info {
+	struct acpi_namespace_node *gpe_device;
+	struct acpi_gpe_block_info *gpe_block;
+	u16 count;
+	acpi_owner_id owner_id;
+	u8 execute_by_owner_id;
 };
 
-typedef void (*acpi_gbl_event_handler)(u32, acpi_handle, u32, void *);
+struct acpi_gpe_device_info {
+	u32 index;
+	u32 next_block_base_index;
+	acpi_status status;
+	struct acpi_namespace_node *gpe_device;
+};
+
+typedef acpi_status (*acpi_gpe_callback)(struct acpi_gpe_xrupt_info *, struct acpi_gpe_block_info *, void *);
+
+struct acpi_connection_info {
+	u8 *connection;
+	u16 length;
+	u8 access_length;
+};
+
+struct acpi_pcc_info {
+	u8 subspace_id;
+	u16 length;
+	u8 *internal_buffer;
+};
+
+struct acpi_reg_walk_info {
+	u32 function;
+	u32 reg_run_count;
+	acpi_adr_space_type space_id;
+};
+
+typedef u32 (*acpi_sci_handler)(void *);
+
+struct acpi_sci_handler_info {
+	struct acpi_sci_handler_info *next;
+	acpi_sci_handler address;
+	void *context;
+};
+
+typedef u32 acpi_event_status;
+
+typedef u32 (*acpi_event_handler)(void *);
 
 struct acpi_fixed_event_handler {
 	acpi_event_handler handler;
@@ -40043,83 +40822,32 @@ struct acpi_fixed_event_info {
 	u16 enable_bit_mask;
 };
 
-typedef u32 acpi_mutex_handle;
-
-struct acpi_gpe_walk_info {
-	struct acpi_namespace_node *gpe_device;
-	struct acpi_gpe_block_info *gpe_block;
-	u16 count;
-	acpi_owner_id owner_id;
-	u8 execute_by_owner_id;
-};
-
-struct acpi_table_facs {
-	char signature[4];
-	u32 length;
-	u32 hardware_signature;
-	u32 firmware_waking_vector;
-	u32 global_lock;
-	u32 flags;
-	u64 xfirmware_waking_vector;
-	u8 version;
-	u8 reserved[3];
-	u32 ospm_flags;
-	u8 reserved1[24];
-};
-
-typedef acpi_status (*acpi_gpe_callback)(struct acpi_gpe_xrupt_info *, struct acpi_gpe_block_info *, void *);
-
-struct acpi_mem_mapping {
-	acpi_physical_address physical_address;
-	u8 *logical_address;
-	acpi_size length;
-	struct acpi_mem_mapping *next_mm;
-};
-
-struct acpi_mem_space_context {
-	u32 length;
-	acpi_physical_address address;
-	struct acpi_mem_mapping *cur_mm;
-	struct acpi_mem_mapping *first_mm;
-};
-
-struct acpi_data_table_space_context {
-	void *pointer;
-};
-
-typedef u32 (*acpi_sci_handler)(void *);
-
-struct acpi_sci_handler_info {
-	struct acpi_sci_handler_info *next;
-	acpi_sci_handler address;
-	void *context;
+struct acpi_signal_fatal_info {
+	u32 type;
+	u32 code;
+	u32 argument;
 };
 
 enum {
-	AML_FIELD_UPDATE_PRESERVE = 0,
-	AML_FIELD_UPDATE_WRITE_AS_ONES = 32,
-	AML_FIELD_UPDATE_WRITE_AS_ZEROS = 64,
+	AML_FIELD_ACCESS_ANY = 0,
+	AML_FIELD_ACCESS_BYTE = 1,
+	AML_FIELD_ACCESS_WORD = 2,
+	AML_FIELD_ACCESS_DWORD = 3,
+	AML_FIELD_ACCESS_QWORD = 4,
+	AML_FIELD_ACCESS_BUFFER = 5,
 };
 
 enum {
-	MATCH_MTR = 0,
-	MATCH_MEQ = 1,
-	MATCH_MLE = 2,
-	MATCH_MLT = 3,
-	MATCH_MGE = 4,
-	MATCH_MGT = 5,
-};
-
-typedef enum {
-	ACPI_TRACE_AML_METHOD = 0,
-	ACPI_TRACE_AML_OPCODE = 1,
-	ACPI_TRACE_AML_REGION = 2,
-} acpi_trace_event_type;
-
-struct acpi_gpe_block_status_context {
-	struct acpi_gpe_register_info *gpe_skip_register_info;
-	u8 gpe_skip_mask;
-	u8 retval;
+	AML_FIELD_ATTRIB_QUICK = 2,
+	AML_FIELD_ATTRIB_SEND_RECEIVE = 4,
+	AML_FIELD_ATTRIB_BYTE = 6,
+	AML_FIELD_ATTRIB_WORD = 8,
+	AML_FIELD_ATTRIB_BLOCK = 10,
+	AML_FIELD_ATTRIB_BYTES = 11,
+	AML_FIELD_ATTRIB_PROCESS_CALL = 12,
+	AML_FIELD_ATTRIB_BLOCK_PROCESS_CALL = 13,
+	AML_FIELD_ATTRIB_RAW_BYTES = 14,
+	AML_FIELD_ATTRIB_RAW_PROCESS_BYTES = 15,
 };
 
 struct acpi_bit_register_info {
@@ -40142,6 +40870,15 @@ struct acpi_table_list {
 	u8 flags;
 };
 
+typedef acpi_status (*acpi_object_converter)(struct acpi_namespace_node *, union acpi_operand_object *, union acpi_operand_object **);
+
+struct acpi_simple_repair_info {
+	char name[4];
+	u32 unexpected_btypes;
+	u32 package_index;
+	acpi_object_converter object_converter;
+};
+
 enum acpi_return_package_types {
 	ACPI_PTYPE1_FIXED = 1,
 	ACPI_PTYPE1_VAR = 2,
@@ -40158,11 +40895,15 @@ enum acpi_return_package_types {
 	ACPI_PTYPE_CUSTOM = 13,
 };
 
-typedef acpi_status (*acpi_repair_function)(struct acpi_evaluate_info *, union acpi_operand_object **);
+struct acpi_pnp_device_id {
+	u32 length;
+	char *string;
+};
 
-struct acpi_repair_info {
-	char name[4];
-	acpi_repair_function repair_function;
+struct acpi_pnp_device_id_list {
+	u32 count;
+	u32 list_size;
+	struct acpi_pnp_device_id ids[0];
 };
 
 struct acpi_rw_lock {
@@ -40590,19 +41331,13 @@ enum {
 	ACPI_RSC_SOURCEX = 32,
 };
 
-struct acpi_pci_routing_table {
-	u32 length;
-	u32 pin;
-	u64 address;
-	u32 source_index;
-	char source[4];
-};
-
 typedef acpi_status (*acpi_walk_aml_callback)(u8 *, u32, u32, u8, void **);
 
 typedef u16 acpi_rs_length;
 
 typedef u32 acpi_rsdesc_size;
+
+typedef acpi_status (*acpi_table_handler)(u32, void *, void *);
 
 struct acpi_table_rsdp {
 	char signature[8];
@@ -40627,13 +41362,33 @@ struct acpi_exception_info {
 	char *name;
 };
 
-typedef acpi_status (*acpi_pkg_callback)(u8, union acpi_operand_object *, union acpi_generic_state *, void *);
+typedef void (*acpi_gbl_event_handler)(u32, acpi_handle, u32, void *);
 
-struct acpi_pkg_info {
-	u8 *free_space;
-	acpi_size length;
-	u32 object_space;
-	u32 num_packages;
+typedef acpi_status (*acpi_init_handler)(acpi_handle, u32);
+
+struct acpi_table_facs {
+	char signature[4];
+	u32 length;
+	u32 hardware_signature;
+	u32 firmware_waking_vector;
+	u32 global_lock;
+	u32 flags;
+	u64 xfirmware_waking_vector;
+	u8 version;
+	u8 reserved[3];
+	u32 ospm_flags;
+	u8 reserved1[24];
+};
+
+struct acpi_mutex_info {
+	void *mutex;
+	u32 use_count;
+	u64 thread_id;
+};
+
+struct acpi_comment_node {
+	char *comment;
+	struct acpi_comment_node *next;
 };
 
 struct acpi_interface_info {
@@ -40643,481 +41398,463 @@ struct acpi_interface_info {
 	u8 value;
 };
 
-struct input_id {
-	__u16 bustype;
-	__u16 vendor;
-	__u16 product;
-	__u16 version;
+enum power_supply_property {
+	POWER_SUPPLY_PROP_STATUS = 0,
+	POWER_SUPPLY_PROP_CHARGE_TYPE = 1,
+	POWER_SUPPLY_PROP_HEALTH = 2,
+	POWER_SUPPLY_PROP_PRESENT = 3,
+	POWER_SUPPLY_PROP_ONLINE = 4,
+	POWER_SUPPLY_PROP_AUTHENTIC = 5,
+	POWER_SUPPLY_PROP_TECHNOLOGY = 6,
+	POWER_SUPPLY_PROP_CYCLE_COUNT = 7,
+	POWER_SUPPLY_PROP_VOLTAGE_MAX = 8,
+	POWER_SUPPLY_PROP_VOLTAGE_MIN = 9,
+	POWER_SUPPLY_PROP_VOLTAGE_MAX_DESIGN = 10,
+	POWER_SUPPLY_PROP_VOLTAGE_MIN_DESIGN = 11,
+	POWER_SUPPLY_PROP_VOLTAGE_NOW = 12,
+	POWER_SUPPLY_PROP_VOLTAGE_AVG = 13,
+	POWER_SUPPLY_PROP_VOLTAGE_OCV = 14,
+	POWER_SUPPLY_PROP_VOLTAGE_BOOT = 15,
+	POWER_SUPPLY_PROP_CURRENT_MAX = 16,
+	POWER_SUPPLY_PROP_CURRENT_NOW = 17,
+	POWER_SUPPLY_PROP_CURRENT_AVG = 18,
+	POWER_SUPPLY_PROP_CURRENT_BOOT = 19,
+	POWER_SUPPLY_PROP_POWER_NOW = 20,
+	POWER_SUPPLY_PROP_POWER_AVG = 21,
+	POWER_SUPPLY_PROP_CHARGE_FULL_DESIGN = 22,
+	POWER_SUPPLY_PROP_CHARGE_EMPTY_DESIGN = 23,
+	POWER_SUPPLY_PROP_CHARGE_FULL = 24,
+	POWER_SUPPLY_PROP_CHARGE_EMPTY = 25,
+	POWER_SUPPLY_PROP_CHARGE_NOW = 26,
+	POWER_SUPPLY_PROP_CHARGE_AVG = 27,
+	POWER_SUPPLY_PROP_CHARGE_COUNTER = 28,
+	POWER_SUPPLY_PROP_CONSTANT_CHARGE_CURRENT = 29,
+	POWER_SUPPLY_PROP_CONSTANT_CHARGE_CURRENT_MAX = 30,
+	POWER_SUPPLY_PROP_CONSTANT_CHARGE_VOLTAGE = 31,
+	POWER_SUPPLY_PROP_CONSTANT_CHARGE_VOLTAGE_MAX = 32,
+	POWER_SUPPLY_PROP_CHARGE_CONTROL_LIMIT = 33,
+	POWER_SUPPLY_PROP_CHARGE_CONTROL_LIMIT_MAX = 34,
+	POWER_SUPPLY_PROP_CHARGE_CONTROL_START_THRESHOLD = 35,
+	POWER_SUPPLY_PROP_CHARGE_CONTROL_END_THRESHOLD = 36,
+	POWER_SUPPLY_PROP_CHARGE_BEHAVIOUR = 37,
+	POWER_SUPPLY_PROP_INPUT_CURRENT_LIMIT = 38,
+	POWER_SUPPLY_PROP_INPUT_VOLTAGE_LIMIT = 39,
+	POWER_SUPPLY_PROP_INPUT_POWER_LIMIT = 40,
+	POWER_SUPPLY_PROP_ENERGY_FULL_DESIGN = 41,
+	POWER_SUPPLY_PROP_ENERGY_EMPTY_DESIGN = 42,
+	POWER_SUPPLY_PROP_ENERGY_FULL = 43,
+	POWER_SUPPLY_PROP_ENERGY_EMPTY = 44,
+	POWER_SUPPLY_PROP_ENERGY_NOW = 45,
+	POWER_SUPPLY_PROP_ENERGY_AVG = 46,
+	POWER_SUPPLY_PROP_CAPACITY = 47,
+	POWER_SUPPLY_PROP_CAPACITY_ALERT_MIN = 48,
+	POWER_SUPPLY_PROP_CAPACITY_ALERT_MAX = 49,
+	POWER_SUPPLY_PROP_CAPACITY_ERROR_MARGIN = 50,
+	POWER_SUPPLY_PROP_CAPACITY_LEVEL = 51,
+	POWER_SUPPLY_PROP_TEMP = 52,
+	POWER_SUPPLY_PROP_TEMP_MAX = 53,
+	POWER_SUPPLY_PROP_TEMP_MIN = 54,
+	POWER_SUPPLY_PROP_TEMP_ALERT_MIN = 55,
+	POWER_SUPPLY_PROP_TEMP_ALERT_MAX = 56,
+	POWER_SUPPLY_PROP_TEMP_AMBIENT = 57,
+	POWER_SUPPLY_PROP_TEMP_AMBIENT_ALERT_MIN = 58,
+	POWER_SUPPLY_PROP_TEMP_AMBIENT_ALERT_MAX = 59,
+	POWER_SUPPLY_PROP_TIME_TO_EMPTY_NOW = 60,
+	POWER_SUPPLY_PROP_TIME_TO_EMPTY_AVG = 61,
+	POWER_SUPPLY_PROP_TIME_TO_FULL_NOW = 62,
+	POWER_SUPPLY_PROP_TIME_TO_FULL_AVG = 63,
+	POWER_SUPPLY_PROP_TYPE = 64,
+	POWER_SUPPLY_PROP_USB_TYPE = 65,
+	POWER_SUPPLY_PROP_SCOPE = 66,
+	POWER_SUPPLY_PROP_PRECHARGE_CURRENT = 67,
+	POWER_SUPPLY_PROP_CHARGE_TERM_CURRENT = 68,
+	POWER_SUPPLY_PROP_CALIBRATE = 69,
+	POWER_SUPPLY_PROP_MANUFACTURE_YEAR = 70,
+	POWER_SUPPLY_PROP_MANUFACTURE_MONTH = 71,
+	POWER_SUPPLY_PROP_MANUFACTURE_DAY = 72,
+	POWER_SUPPLY_PROP_MODEL_NAME = 73,
+	POWER_SUPPLY_PROP_MANUFACTURER = 74,
+	POWER_SUPPLY_PROP_SERIAL_NUMBER = 75,
 };
 
-struct input_absinfo {
-	__s32 value;
-	__s32 minimum;
-	__s32 maximum;
-	__s32 fuzz;
-	__s32 flat;
-	__s32 resolution;
+enum power_supply_type {
+	POWER_SUPPLY_TYPE_UNKNOWN = 0,
+	POWER_SUPPLY_TYPE_BATTERY = 1,
+	POWER_SUPPLY_TYPE_UPS = 2,
+	POWER_SUPPLY_TYPE_MAINS = 3,
+	POWER_SUPPLY_TYPE_USB = 4,
+	POWER_SUPPLY_TYPE_USB_DCP = 5,
+	POWER_SUPPLY_TYPE_USB_CDP = 6,
+	POWER_SUPPLY_TYPE_USB_ACA = 7,
+	POWER_SUPPLY_TYPE_USB_TYPE_C = 8,
+	POWER_SUPPLY_TYPE_USB_PD = 9,
+	POWER_SUPPLY_TYPE_USB_PD_DRP = 10,
+	POWER_SUPPLY_TYPE_APPLE_BRICK_ID = 11,
+	POWER_SUPPLY_TYPE_WIRELESS = 12,
 };
 
-struct input_keymap_entry {
-	__u8 flags;
-	__u8 len;
-	__u16 index;
-	__u32 keycode;
-	__u8 scancode[32];
+enum power_supply_usb_type {
+	POWER_SUPPLY_USB_TYPE_UNKNOWN = 0,
+	POWER_SUPPLY_USB_TYPE_SDP = 1,
+	POWER_SUPPLY_USB_TYPE_DCP = 2,
+	POWER_SUPPLY_USB_TYPE_CDP = 3,
+	POWER_SUPPLY_USB_TYPE_ACA = 4,
+	POWER_SUPPLY_USB_TYPE_C = 5,
+	POWER_SUPPLY_USB_TYPE_PD = 6,
+	POWER_SUPPLY_USB_TYPE_PD_DRP = 7,
+	POWER_SUPPLY_USB_TYPE_PD_PPS = 8,
+	POWER_SUPPLY_USB_TYPE_APPLE_BRICK_ID = 9,
 };
 
-struct ff_replay {
-	__u16 length;
-	__u16 delay;
+union power_supply_propval {
+	int intval;
+	const char *strval;
 };
 
-struct ff_trigger {
-	__u16 button;
-	__u16 interval;
+struct power_supply_config {
+	struct device_node *of_node;
+	struct fwnode_handle *fwnode;
+	void *drv_data;
+	const struct attribute_group **attr_grp;
+	char **supplied_to;
+	size_t num_supplicants;
 };
 
-struct ff_envelope {
-	__u16 attack_length;
-	__u16 attack_level;
-	__u16 fade_length;
-	__u16 fade_level;
-};
+struct power_supply;
 
-struct ff_constant_effect {
-	__s16 level;
-	struct ff_envelope envelope;
-};
-
-struct ff_ramp_effect {
-	__s16 start_level;
-	__s16 end_level;
-	struct ff_envelope envelope;
-};
-
-struct ff_condition_effect {
-	__u16 right_saturation;
-	__u16 left_saturation;
-	__s16 right_coeff;
-	__s16 left_coeff;
-	__u16 deadband;
-	__s16 center;
-};
-
-struct ff_periodic_effect {
-	__u16 waveform;
-	__u16 period;
-	__s16 magnitude;
-	__s16 offset;
-	__u16 phase;
-	struct ff_envelope envelope;
-	__u32 custom_len;
-	__s16 *custom_data;
-};
-
-struct ff_rumble_effect {
-	__u16 strong_magnitude;
-	__u16 weak_magnitude;
-};
-
-struct ff_effect {
-	__u16 type;
-	__s16 id;
-	__u16 direction;
-	struct ff_trigger trigger;
-	struct ff_replay replay;
-	union {
-		struct ff_constant_effect constant;
-		struct ff_ramp_effect ramp;
-		struct ff_periodic_effect periodic;
-		struct ff_condition_effect condition[2];
-		struct ff_rumble_effect rumble;
-	} u;
-};
-
-struct input_device_id {
-	kernel_ulong_t flags;
-	__u16 bustype;
-	__u16 vendor;
-	__u16 product;
-	__u16 version;
-	kernel_ulong_t evbit[1];
-	kernel_ulong_t keybit[12];
-	kernel_ulong_t relbit[1];
-	kernel_ulong_t absbit[1];
-	kernel_ulong_t mscbit[1];
-	kernel_ulong_t ledbit[1];
-	kernel_ulong_t sndbit[1];
-	kernel_ulong_t ffbit[2];
-	kernel_ulong_t swbit[1];
-	kernel_ulong_t propbit[1];
-	kernel_ulong_t driver_info;
-};
-
-struct input_value {
-	__u16 type;
-	__u16 code;
-	__s32 value;
-};
-
-enum input_clock_type {
-	INPUT_CLK_REAL = 0,
-	INPUT_CLK_MONO = 1,
-	INPUT_CLK_BOOT = 2,
-	INPUT_CLK_MAX = 3,
-};
-
-struct ff_device;
-
-struct input_dev_poller;
-
-struct input_mt;
-
-struct input_handle;
-
-struct input_dev {
+struct power_supply_desc {
 	const char *name;
-	const char *phys;
-	const char *uniq;
-	struct input_id id;
-	long unsigned int propbit[1];
-	long unsigned int evbit[1];
-	long unsigned int keybit[12];
-	long unsigned int relbit[1];
-	long unsigned int absbit[1];
-	long unsigned int mscbit[1];
-	long unsigned int ledbit[1];
-	long unsigned int sndbit[1];
-	long unsigned int ffbit[2];
-	long unsigned int swbit[1];
-	unsigned int hint_events_per_packet;
-	unsigned int keycodemax;
-	unsigned int keycodesize;
-	void *keycode;
-	int (*setkeycode)(struct input_dev *, const struct input_keymap_entry *, unsigned int *);
-	int (*getkeycode)(struct input_dev *, struct input_keymap_entry *);
-	struct ff_device *ff;
-	struct input_dev_poller *poller;
-	unsigned int repeat_key;
-	struct timer_list timer;
-	int rep[2];
-	struct input_mt *mt;
-	struct input_absinfo *absinfo;
-	long unsigned int key[12];
-	long unsigned int led[1];
-	long unsigned int snd[1];
-	long unsigned int sw[1];
-	int (*open)(struct input_dev *);
-	void (*close)(struct input_dev *);
-	int (*flush)(struct input_dev *, struct file *);
-	int (*event)(struct input_dev *, unsigned int, unsigned int, int);
-	struct input_handle *grab;
-	spinlock_t event_lock;
-	struct mutex mutex;
-	unsigned int users;
-	bool going_away;
+	enum power_supply_type type;
+	const enum power_supply_usb_type *usb_types;
+	size_t num_usb_types;
+	const enum power_supply_property *properties;
+	size_t num_properties;
+	int (*get_property)(struct power_supply *, enum power_supply_property, union power_supply_propval *);
+	int (*set_property)(struct power_supply *, enum power_supply_property, const union power_supply_propval *);
+	int (*property_is_writeable)(struct power_supply *, enum power_supply_property);
+	void (*external_power_changed)(struct power_supply *);
+	void (*set_charged)(struct power_supply *);
+	bool no_thermal;
+	int use_for_apm;
+};
+
+struct thermal_zone_device;
+
+struct power_supply {
+	const struct power_supply_desc *desc;
+	char **supplied_to;
+	size_t num_supplicants;
+	char **supplied_from;
+	size_t num_supplies;
+	struct device_node *of_node;
+	void *drv_data;
 	struct device dev;
-	struct list_head h_list;
-	struct list_head node;
-	unsigned int num_vals;
-	unsigned int max_vals;
-	struct input_value *vals;
-	bool devres_managed;
-	ktime_t timestamp[3];
-	bool inhibited;
+	struct work_struct changed_work;
+	struct delayed_work deferred_register_work;
+	spinlock_t changed_lock;
+	bool changed;
+	bool initialized;
+	bool removing;
+	atomic_t use_cnt;
+	struct thermal_zone_device *tzd;
+	struct thermal_cooling_device *tcd;
 };
 
-struct ff_device {
-	int (*upload)(struct input_dev *, struct ff_effect *, struct ff_effect *);
-	int (*erase)(struct input_dev *, int);
-	int (*playback)(struct input_dev *, int, int);
-	void (*set_gain)(struct input_dev *, u16);
-	void (*set_autocenter)(struct input_dev *, u16);
-	void (*destroy)(struct ff_device *);
-	void *private;
-	long unsigned int ffbit[2];
-	struct mutex mutex;
-	int max_effects;
-	struct ff_effect *effects;
-	struct file *effect_owners[0];
+typedef int (*acpi_op_add)(struct acpi_device *);
+
+typedef int (*acpi_op_remove)(struct acpi_device *);
+
+typedef void (*acpi_op_notify)(struct acpi_device *, u32);
+
+struct acpi_device_ops {
+	acpi_op_add add;
+	acpi_op_remove remove;
+	acpi_op_notify notify;
 };
 
-struct input_handler;
-
-struct input_handle {
-	void *private;
-	int open;
-	const char *name;
-	struct input_dev *dev;
-	struct input_handler *handler;
-	struct list_head d_node;
-	struct list_head h_node;
+struct acpi_driver {
+	char name[80];
+	char class[80];
+	const struct acpi_device_id *ids;
+	unsigned int flags;
+	struct acpi_device_ops ops;
+	struct device_driver drv;
+	struct module *owner;
 };
 
-struct input_handler {
-	void *private;
-	void (*event)(struct input_handle *, unsigned int, unsigned int, int);
-	void (*events)(struct input_handle *, const struct input_value *, unsigned int);
-	bool (*filter)(struct input_handle *, unsigned int, unsigned int, int);
-	bool (*match)(struct input_handler *, struct input_dev *);
-	int (*connect)(struct input_handler *, struct input_dev *, const struct input_device_id *);
-	void (*disconnect)(struct input_handle *);
-	void (*start)(struct input_handle *);
-	bool legacy_minors;
-	int minor;
-	const char *name;
-	const struct input_device_id *id_table;
-	struct list_head h_list;
-	struct list_head node;
+struct acpi_ac {
+	struct power_supply *charger;
+	struct power_supply_desc charger_desc;
+	struct acpi_device *device;
+	long long unsigned int state;
+	struct notifier_block battery_nb;
 };
 
-enum {
-	ACPI_BUTTON_LID_INIT_IGNORE = 0,
-	ACPI_BUTTON_LID_INIT_OPEN = 1,
-	ACPI_BUTTON_LID_INIT_METHOD = 2,
-	ACPI_BUTTON_LID_INIT_DISABLED = 3,
+struct platform_driver {
+	int (*probe)(struct platform_device *);
+	int (*remove)(struct platform_device *);
+	void (*remove_new)(struct platform_device *);
+	void (*shutdown)(struct platform_device *);
+	int (*suspend)(struct platform_device *, pm_message_t);
+	int (*resume)(struct platform_device *);
+	struct device_driver driver;
+	const struct platform_device_id *id_table;
+	bool prevent_deferred_probe;
+	bool driver_managed_dma;
 };
 
-struct acpi_button {
-	unsigned int type;
-	struct input_dev *input;
-	char phys[32];
-	long unsigned int pushed;
-	int last_state;
-	ktime_t last_time;
-	bool suspended;
-	bool lid_state_initialized;
-};
-
-struct thermal_cooling_device_ops;
-
-struct thermal_cooling_device {
-	int id;
-	char *type;
-	long unsigned int max_state;
-	struct device device;
-	struct device_node *np;
-	void *devdata;
-	void *stats;
-	const struct thermal_cooling_device_ops *ops;
-	bool updated;
-	struct mutex lock;
-	struct list_head thermal_instances;
-	struct list_head node;
-};
-
-struct thermal_cooling_device_ops {
-	int (*get_max_state)(struct thermal_cooling_device *, long unsigned int *);
-	int (*get_cur_state)(struct thermal_cooling_device *, long unsigned int *);
-	int (*set_cur_state)(struct thermal_cooling_device *, long unsigned int);
-	int (*get_requested_power)(struct thermal_cooling_device *, u32 *);
-	int (*state2power)(struct thermal_cooling_device *, long unsigned int, u32 *);
-	int (*power2state)(struct thermal_cooling_device *, u32, long unsigned int *);
-};
-
-struct acpi_processor_cx {
-	u8 valid;
-	u8 type;
-	u32 address;
-	u8 entry_method;
-	u8 index;
-	u32 latency;
-	u8 bm_sts_skip;
-	char desc[32];
-};
-
-struct acpi_lpi_state {
-	u32 min_residency;
-	u32 wake_latency;
-	u32 flags;
-	u32 arch_flags;
-	u32 res_cnt_freq;
-	u32 enable_parent_state;
-	u64 address;
-	u8 index;
-	u8 entry_method;
-	char desc[32];
-};
-
-struct acpi_processor_power {
-	int count;
-	union {
-		struct acpi_processor_cx states[8];
-		struct acpi_lpi_state lpi_states[8];
-	};
-	int timer_broadcast_on_state;
-};
-
-struct acpi_psd_package {
-	u64 num_entries;
-	u64 revision;
-	u64 domain;
-	u64 coord_type;
-	u64 num_processors;
-};
-
-struct acpi_pct_register {
-	u8 descriptor;
-	u16 length;
-	u8 space_id;
-	u8 bit_width;
-	u8 bit_offset;
-	u8 reserved;
-	u64 address;
-} __attribute__((packed));
-
-struct acpi_processor_px {
-	u64 core_frequency;
-	u64 power;
-	u64 transition_latency;
-	u64 bus_master_latency;
+struct acpi_fan_fps {
 	u64 control;
-	u64 status;
-};
-
-struct acpi_processor_performance {
-	unsigned int state;
-	unsigned int platform_limit;
-	struct acpi_pct_register control_register;
-	struct acpi_pct_register status_register;
-	unsigned int state_count;
-	struct acpi_processor_px *states;
-	struct acpi_psd_package domain_info;
-	cpumask_var_t shared_cpu_map;
-	unsigned int shared_type;
-};
-
-struct acpi_tsd_package {
-	u64 num_entries;
-	u64 revision;
-	u64 domain;
-	u64 coord_type;
-	u64 num_processors;
-};
-
-struct acpi_processor_tx_tss {
-	u64 freqpercentage;
+	u64 trip_point;
+	u64 speed;
+	u64 noise_level;
 	u64 power;
-	u64 transition_latency;
+	char name[20];
+	struct device_attribute dev_attr;
+};
+
+struct acpi_fan_fif {
+	u8 revision;
+	u8 fine_grain_ctrl;
+	u8 step_size;
+	u8 low_speed_notification;
+};
+
+struct acpi_fan_fst {
+	u64 revision;
 	u64 control;
-	u64 status;
+	u64 speed;
 };
 
-struct acpi_processor_tx {
-	u16 power;
-	u16 performance;
-};
-
-struct acpi_processor;
-
-struct acpi_processor_throttling {
-	unsigned int state;
-	unsigned int platform_limit;
-	struct acpi_pct_register control_register;
-	struct acpi_pct_register status_register;
-	unsigned int state_count;
-	struct acpi_processor_tx_tss *states_tss;
-	struct acpi_tsd_package domain_info;
-	cpumask_var_t shared_cpu_map;
-	int (*acpi_processor_get_throttling)(struct acpi_processor *);
-	int (*acpi_processor_set_throttling)(struct acpi_processor *, int, bool);
-	u32 address;
-	u8 duty_offset;
-	u8 duty_width;
-	u8 tsd_valid_flag;
-	unsigned int shared_type;
-	struct acpi_processor_tx states[16];
-};
-
-struct acpi_processor_flags {
-	u8 power: 1;
-	u8 performance: 1;
-	u8 throttling: 1;
-	u8 limit: 1;
-	u8 bm_control: 1;
-	u8 bm_check: 1;
-	u8 has_cst: 1;
-	u8 has_lpi: 1;
-	u8 power_setup_done: 1;
-	u8 bm_rld_set: 1;
-	u8 need_hotplug_init: 1;
-};
-
-struct acpi_processor_lx {
-	int px;
-	int tx;
-};
-
-struct acpi_processor_limit {
-	struct acpi_processor_lx state;
-	struct acpi_processor_lx thermal;
-	struct acpi_processor_lx user;
-};
-
-struct acpi_processor {
-	acpi_handle handle;
-	u32 acpi_id;
-	phys_cpuid_t phys_id;
-	u32 id;
-	u32 pblk;
-	int performance_platform_limit;
-	int throttling_platform_limit;
-	struct acpi_processor_flags flags;
-	struct acpi_processor_power power;
-	struct acpi_processor_performance *performance;
-	struct acpi_processor_throttling throttling;
-	struct acpi_processor_limit limit;
+struct acpi_fan {
+	bool acpi4;
+	struct acpi_fan_fif fif;
+	struct acpi_fan_fps *fps;
+	int fps_count;
 	struct thermal_cooling_device *cdev;
-	struct device *dev;
-	struct freq_qos_request perflib_req;
-	struct freq_qos_request thermal_req;
+	struct device_attribute fst_speed;
+	struct device_attribute fine_grain_control;
 };
 
-struct acpi_power_register {
-	u8 descriptor;
-	u16 length;
-	u8 space_id;
-	u8 bit_width;
-	u8 bit_offset;
-	u8 access_size;
-	u64 address;
-} __attribute__((packed));
-
-struct acpi_processor_errata {
-	u8 smp;
-	struct {
-		u8 throttle: 1;
-		u8 fdma: 1;
-		u8 reserved: 6;
-		u32 bmisx;
-	} piix4;
+struct throttling_tstate {
+	unsigned int cpu;
+	int target_state;
 };
 
-struct acpi_lpi_states_array {
-	unsigned int size;
-	unsigned int composite_states_size;
-	struct acpi_lpi_state *entries;
-	struct acpi_lpi_state *composite_states[8];
+struct acpi_processor_throttling_arg {
+	struct acpi_processor *pr;
+	int target_state;
+	bool force;
 };
 
-struct container_dev {
-	struct device dev;
-	int (*offline)(struct container_dev *);
+enum thermal_device_mode {
+	THERMAL_DEVICE_DISABLED = 0,
+	THERMAL_DEVICE_ENABLED = 1,
 };
 
-struct resource_win {
-	struct resource res;
-	resource_size_t offset;
+enum thermal_trip_type {
+	THERMAL_TRIP_ACTIVE = 0,
+	THERMAL_TRIP_PASSIVE = 1,
+	THERMAL_TRIP_HOT = 2,
+	THERMAL_TRIP_CRITICAL = 3,
 };
 
-struct acpi_pci_ioapic {
-	acpi_handle root_handle;
-	acpi_handle handle;
-	u32 gsi_base;
-	struct resource res;
-	struct pci_dev *pdev;
-	struct list_head list;
+enum thermal_trend {
+	THERMAL_TREND_STABLE = 0,
+	THERMAL_TREND_RAISING = 1,
+	THERMAL_TREND_DROPPING = 2,
 };
+
+enum thermal_notify_event {
+	THERMAL_EVENT_UNSPECIFIED = 0,
+	THERMAL_EVENT_TEMP_SAMPLE = 1,
+	THERMAL_TRIP_VIOLATED = 2,
+	THERMAL_TRIP_CHANGED = 3,
+	THERMAL_DEVICE_DOWN = 4,
+	THERMAL_DEVICE_UP = 5,
+	THERMAL_DEVICE_POWER_CAPABILITY_CHANGED = 6,
+	THERMAL_TABLE_CHANGED = 7,
+	THERMAL_EVENT_KEEP_ALIVE = 8,
+};
+
+struct thermal_zone_device_ops {
+	int (*bind)(struct thermal_zone_device *, struct thermal_cooling_device *);
+	int (*unbind)(struct thermal_zone_device *, struct thermal_cooling_device *);
+	int (*get_temp)(struct thermal_zone_device *, int *);
+	int (*set_trips)(struct thermal_zone_device *, int, int);
+	int (*change_mode)(struct thermal_zone_device *, enum thermal_device_mode);
+	int (*get_trip_type)(struct thermal_zone_device *, int, enum thermal_trip_type *);
+	int (*get_trip_temp)(struct thermal_zone_device *, int, int *);
+	int (*set_trip_temp)(struct thermal_zone_device *, int, int);
+	int (*get_trip_hyst)(struct thermal_zone_device *, int, int *);
+	int (*set_trip_hyst)(struct thermal_zone_device *, int, int);
+	int (*get_crit_temp)(struct thermal_zone_device *, int *);
+	int (*set_emul_temp)(struct thermal_zone_device *, int);
+	int (*get_trend)(struct thermal_zone_device *, int, enum thermal_trend *);
+	void (*hot)(struct thermal_zone_device *);
+	void (*critical)(struct thermal_zone_device *);
+};
+
+struct thermal_attr;
+
+struct thermal_trip;
+
+struct thermal_zone_params;
+
+struct thermal_governor;
+
+struct thermal_zone_device {
+	int id;
+	char type[20];
+	struct device device;
+	struct attribute_group trips_attribute_group;
+	struct thermal_attr *trip_temp_attrs;
+	struct thermal_attr *trip_type_attrs;
+	struct thermal_attr *trip_hyst_attrs;
+	enum thermal_device_mode mode;
+	void *devdata;
+	struct thermal_trip *trips;
+	int num_trips;
+	long unsigned int trips_disabled;
+	long unsigned int passive_delay_jiffies;
+	long unsigned int polling_delay_jiffies;
+	int temperature;
+	int last_temperature;
+	int emul_temperature;
+	int passive;
+	int prev_low_trip;
+	int prev_high_trip;
+	atomic_t need_update;
+	struct thermal_zone_device_ops *ops;
+	struct thermal_zone_params *tzp;
+	struct thermal_governor *governor;
+	void *governor_data;
+	struct list_head thermal_instances;
+	struct ida ida;
+	struct mutex lock;
+	struct list_head node;
+	struct delayed_work poll_queue;
+	enum thermal_notify_event notify_event;
+};
+
+struct thermal_trip {
+	int temperature;
+	int hysteresis;
+	enum thermal_trip_type type;
+};
+
+struct thermal_bind_params;
+
+struct thermal_zone_params {
+	char governor_name[20];
+	bool no_hwmon;
+	int num_tbps;
+	struct thermal_bind_params *tbp;
+	u32 sustainable_power;
+	s32 k_po;
+	s32 k_pu;
+	s32 k_i;
+	s32 k_d;
+	s32 integral_cutoff;
+	int slope;
+	int offset;
+};
+
+struct thermal_governor {
+	char name[20];
+	int (*bind_to_tz)(struct thermal_zone_device *);
+	void (*unbind_from_tz)(struct thermal_zone_device *);
+	int (*throttle)(struct thermal_zone_device *, int);
+	struct list_head governor_list;
+};
+
+struct thermal_bind_params {
+	struct thermal_cooling_device *cdev;
+	int weight;
+	int trip_mask;
+	long unsigned int *binding_limits;
+	int (*match)(struct thermal_zone_device *, struct thermal_cooling_device *);
+};
+
+struct acpi_handle_list {
+	u32 count;
+	acpi_handle handles[10];
+};
+
+struct acpi_thermal_state {
+	u8 critical: 1;
+	u8 hot: 1;
+	u8 passive: 1;
+	u8 active: 1;
+	u8 reserved: 4;
+	int active_index;
+};
+
+struct acpi_thermal_state_flags {
+	u8 valid: 1;
+	u8 enabled: 1;
+	u8 reserved: 6;
+};
+
+struct acpi_thermal_critical {
+	struct acpi_thermal_state_flags flags;
+	long unsigned int temperature;
+};
+
+struct acpi_thermal_hot {
+	struct acpi_thermal_state_flags flags;
+	long unsigned int temperature;
+};
+
+struct acpi_thermal_passive {
+	struct acpi_thermal_state_flags flags;
+	long unsigned int temperature;
+	long unsigned int tc1;
+	long unsigned int tc2;
+	long unsigned int tsp;
+	struct acpi_handle_list devices;
+};
+
+struct acpi_thermal_active {
+	struct acpi_thermal_state_flags flags;
+	long unsigned int temperature;
+	struct acpi_handle_list devices;
+};
+
+struct acpi_thermal_trips {
+	struct acpi_thermal_critical critical;
+	struct acpi_thermal_hot hot;
+	struct acpi_thermal_passive passive;
+	struct acpi_thermal_active active[10];
+};
+
+struct acpi_thermal_flags {
+	u8 cooling_mode: 1;
+	u8 devices: 1;
+	u8 reserved: 6;
+};
+
+struct acpi_thermal {
+	struct acpi_device *device;
+	acpi_bus_id name;
+	long unsigned int temperature;
+	long unsigned int last_temperature;
+	long unsigned int polling_frequency;
+	volatile u8 zombie;
+	struct acpi_thermal_flags flags;
+	struct acpi_thermal_state state;
+	struct acpi_thermal_trips trips;
+	struct acpi_handle_list devices;
+	struct thermal_zone_device *thermal_zone;
+	int kelvin_offset;
+	struct work_struct thermal_check_work;
+	struct mutex thermal_check_lock;
+	refcount_t thermal_check_count;
+};
+
+typedef u64 async_cookie_t;
+
+typedef void (*async_func_t)(void *, async_cookie_t);
 
 enum dmi_entry_type {
 	DMI_ENTRY_BIOS = 0,
@@ -41177,184 +41914,888 @@ struct dmi_header {
 	u16 handle;
 };
 
-struct acpi_pcct_shared_memory {
-	u32 signature;
-	u16 command;
-	u16 status;
+enum {
+	POWER_SUPPLY_STATUS_UNKNOWN = 0,
+	POWER_SUPPLY_STATUS_CHARGING = 1,
+	POWER_SUPPLY_STATUS_DISCHARGING = 2,
+	POWER_SUPPLY_STATUS_NOT_CHARGING = 3,
+	POWER_SUPPLY_STATUS_FULL = 4,
 };
 
-struct mbox_chan;
-
-struct mbox_chan_ops {
-	int (*send_data)(struct mbox_chan *, void *);
-	int (*flush)(struct mbox_chan *, long unsigned int);
-	int (*startup)(struct mbox_chan *);
-	void (*shutdown)(struct mbox_chan *);
-	bool (*last_tx_done)(struct mbox_chan *);
-	bool (*peek_data)(struct mbox_chan *);
+enum {
+	POWER_SUPPLY_TECHNOLOGY_UNKNOWN = 0,
+	POWER_SUPPLY_TECHNOLOGY_NiMH = 1,
+	POWER_SUPPLY_TECHNOLOGY_LION = 2,
+	POWER_SUPPLY_TECHNOLOGY_LIPO = 3,
+	POWER_SUPPLY_TECHNOLOGY_LiFe = 4,
+	POWER_SUPPLY_TECHNOLOGY_NiCd = 5,
+	POWER_SUPPLY_TECHNOLOGY_LiMn = 6,
 };
 
-struct mbox_controller;
-
-struct mbox_client;
-
-struct mbox_chan {
-	struct mbox_controller *mbox;
-	unsigned int txdone_method;
-	struct mbox_client *cl;
-	struct completion tx_complete;
-	int tx_status;
-	void *active_req;
-	unsigned int msg_count;
-	unsigned int msg_free;
-	void *msg_data[20];
-	spinlock_t lock;
-	void *con_priv;
+enum {
+	POWER_SUPPLY_CAPACITY_LEVEL_UNKNOWN = 0,
+	POWER_SUPPLY_CAPACITY_LEVEL_CRITICAL = 1,
+	POWER_SUPPLY_CAPACITY_LEVEL_LOW = 2,
+	POWER_SUPPLY_CAPACITY_LEVEL_NORMAL = 3,
+	POWER_SUPPLY_CAPACITY_LEVEL_HIGH = 4,
+	POWER_SUPPLY_CAPACITY_LEVEL_FULL = 5,
 };
 
-struct mbox_controller {
-	struct device *dev;
-	const struct mbox_chan_ops *ops;
-	struct mbox_chan *chans;
-	int num_chans;
-	bool txdone_irq;
-	bool txdone_poll;
-	unsigned int txpoll_period;
-	struct mbox_chan * (*of_xlate)(struct mbox_controller *, const struct of_phandle_args *);
-	struct hrtimer poll_hrt;
-	spinlock_t poll_hrt_lock;
-	struct list_head node;
+struct acpi_battery_hook {
+	const char *name;
+	int (*add_battery)(struct power_supply *, struct acpi_battery_hook *);
+	int (*remove_battery)(struct power_supply *, struct acpi_battery_hook *);
+	struct list_head list;
 };
 
-struct mbox_client {
-	struct device *dev;
-	bool tx_block;
-	long unsigned int tx_tout;
-	bool knows_txdone;
-	void (*rx_callback)(struct mbox_client *, void *);
-	void (*tx_prepare)(struct mbox_client *, void *);
-	void (*tx_done)(struct mbox_client *, void *, int);
+enum {
+	ACPI_BATTERY_ALARM_PRESENT = 0,
+	ACPI_BATTERY_XINFO_PRESENT = 1,
+	ACPI_BATTERY_QUIRK_PERCENTAGE_CAPACITY = 2,
+	ACPI_BATTERY_QUIRK_THINKPAD_MAH = 3,
+	ACPI_BATTERY_QUIRK_DEGRADED_FULL_CHARGE = 4,
 };
 
-struct pcc_mbox_chan {
-	struct mbox_chan *mchan;
-	u64 shmem_base_addr;
-	void *shmem;
-	u64 shmem_size;
-	u32 latency;
-	u32 max_access_rate;
-	u16 min_turnaround_time;
+struct acpi_battery {
+	struct mutex lock;
+	struct mutex sysfs_lock;
+	struct power_supply *bat;
+	struct power_supply_desc bat_desc;
+	struct acpi_device *device;
+	struct notifier_block pm_nb;
+	struct list_head list;
+	long unsigned int update_time;
+	int revision;
+	int rate_now;
+	int capacity_now;
+	int voltage_now;
+	int design_capacity;
+	int full_charge_capacity;
+	int technology;
+	int design_voltage;
+	int design_capacity_warning;
+	int design_capacity_low;
+	int cycle_count;
+	int measurement_accuracy;
+	int max_sampling_time;
+	int min_sampling_time;
+	int max_averaging_interval;
+	int min_averaging_interval;
+	int capacity_granularity_1;
+	int capacity_granularity_2;
+	int alarm;
+	char model_number[32];
+	char serial_number[32];
+	char type[32];
+	char oem_info[32];
+	int state;
+	int power_unit;
+	long unsigned int flags;
 };
 
-struct cpc_reg {
-	u8 descriptor;
-	u16 length;
-	u8 space_id;
-	u8 bit_width;
-	u8 bit_offset;
-	u8 access_width;
-	u64 address;
+struct acpi_offsets {
+	size_t offset;
+	u8 mode;
+};
+
+struct acpi_table_spcr {
+	struct acpi_table_header header;
+	u8 interface_type;
+	u8 reserved[3];
+	struct acpi_generic_address serial_port;
+	u8 interrupt_type;
+	u8 pc_interrupt;
+	u32 interrupt;
+	u8 baud_rate;
+	u8 parity;
+	u8 stop_bits;
+	u8 flow_control;
+	u8 terminal_type;
+	u8 reserved1;
+	u16 pci_device_id;
+	u16 pci_vendor_id;
+	u8 pci_bus;
+	u8 pci_device;
+	u8 pci_function;
+	u32 pci_flags;
+	u8 pci_segment;
+	u32 reserved2;
 } __attribute__((packed));
 
-struct cpc_register_resource {
-	acpi_object_type type;
-	u64 *sys_mem_vaddr;
-	union {
-		struct cpc_reg reg;
-		u64 int_value;
-	} cpc_entry;
+struct pnp_device_id {
+	__u8 id[8];
+	kernel_ulong_t driver_data;
 };
 
-struct cpc_desc {
-	int num_entries;
-	int version;
-	int cpu_id;
-	int write_cmd_status;
-	int write_cmd_id;
-	raw_spinlock_t rmw_lock;
-	struct cpc_register_resource cpc_regs[21];
-	struct acpi_psd_package domain_info;
-	struct kobject kobj;
+struct pnp_card_device_id {
+	__u8 id[8];
+	kernel_ulong_t driver_data;
+	struct {
+		__u8 id[8];
+	} devs[8];
 };
 
-enum cppc_regs {
-	HIGHEST_PERF = 0,
-	NOMINAL_PERF = 1,
-	LOW_NON_LINEAR_PERF = 2,
-	LOWEST_PERF = 3,
-	GUARANTEED_PERF = 4,
-	DESIRED_PERF = 5,
-	MIN_PERF = 6,
-	MAX_PERF = 7,
-	PERF_REDUC_TOLERANCE = 8,
-	TIME_WINDOW = 9,
-	CTR_WRAP_TIME = 10,
-	REFERENCE_CTR = 11,
-	DELIVERED_CTR = 12,
-	PERF_LIMITED = 13,
-	ENABLE = 14,
-	AUTO_SEL_ENABLE = 15,
-	AUTO_ACT_WINDOW = 16,
-	ENERGY_PERF = 17,
-	REFERENCE_PERF = 18,
-	LOWEST_FREQ = 19,
-	NOMINAL_FREQ = 20,
+struct pnp_protocol;
+
+struct pnp_id;
+
+struct pnp_card {
+	struct device dev;
+	unsigned char number;
+	struct list_head global_list;
+	struct list_head protocol_list;
+	struct list_head devices;
+	struct pnp_protocol *protocol;
+	struct pnp_id *id;
+	char name[50];
+	unsigned char pnpver;
+	unsigned char productver;
+	unsigned int serial;
+	unsigned char checksum;
+	struct proc_dir_entry *procdir;
 };
 
-struct cppc_perf_caps {
-	u32 guaranteed_perf;
-	u32 highest_perf;
-	u32 nominal_perf;
-	u32 lowest_perf;
-	u32 lowest_nonlinear_perf;
-	u32 lowest_freq;
-	u32 nominal_freq;
+struct pnp_dev;
+
+struct pnp_protocol {
+	struct list_head protocol_list;
+	char *name;
+	int (*get)(struct pnp_dev *);
+	int (*set)(struct pnp_dev *);
+	int (*disable)(struct pnp_dev *);
+	bool (*can_wakeup)(struct pnp_dev *);
+	int (*suspend)(struct pnp_dev *, pm_message_t);
+	int (*resume)(struct pnp_dev *);
+	unsigned char number;
+	struct device dev;
+	struct list_head cards;
+	struct list_head devices;
 };
 
-struct cppc_perf_ctrls {
-	u32 max_perf;
-	u32 min_perf;
-	u32 desired_perf;
+struct pnp_id {
+	char id[8];
+	struct pnp_id *next;
 };
 
-struct cppc_perf_fb_ctrs {
-	u64 reference;
-	u64 delivered;
-	u64 reference_perf;
-	u64 wraparound_time;
+struct pnp_card_driver;
+
+struct pnp_card_link {
+	struct pnp_card *card;
+	struct pnp_card_driver *driver;
+	void *driver_data;
+	pm_message_t pm_state;
 };
 
-struct cppc_cpudata {
-	struct list_head node;
-	struct cppc_perf_caps perf_caps;
-	struct cppc_perf_ctrls perf_ctrls;
-	struct cppc_perf_fb_ctrs perf_fb_ctrs;
-	unsigned int shared_type;
-	cpumask_var_t shared_cpu_map;
+struct pnp_driver {
+	const char *name;
+	const struct pnp_device_id *id_table;
+	unsigned int flags;
+	int (*probe)(struct pnp_dev *, const struct pnp_device_id *);
+	void (*remove)(struct pnp_dev *);
+	void (*shutdown)(struct pnp_dev *);
+	int (*suspend)(struct pnp_dev *, pm_message_t);
+	int (*resume)(struct pnp_dev *);
+	struct device_driver driver;
 };
 
-struct cppc_pcc_data {
-	struct pcc_mbox_chan *pcc_channel;
-	void *pcc_comm_addr;
-	bool pcc_channel_acquired;
-	unsigned int deadline_us;
-	unsigned int pcc_mpar;
-	unsigned int pcc_mrtt;
-	unsigned int pcc_nominal;
-	bool pending_pcc_write_cmd;
-	bool platform_owns_pcc;
-	unsigned int pcc_write_cnt;
-	struct rw_semaphore pcc_lock;
-	wait_queue_head_t pcc_write_wait_q;
-	ktime_t last_cmd_cmpl_time;
-	ktime_t last_mpar_reset;
-	int mpar_count;
-	int refcount;
+struct pnp_card_driver {
+	struct list_head global_list;
+	char *name;
+	const struct pnp_card_device_id *id_table;
+	unsigned int flags;
+	int (*probe)(struct pnp_card_link *, const struct pnp_card_device_id *);
+	void (*remove)(struct pnp_card_link *);
+	int (*suspend)(struct pnp_card_link *, pm_message_t);
+	int (*resume)(struct pnp_card_link *);
+	struct pnp_driver link;
 };
 
-struct pnp_resource {
-	struct list_head list;
-	struct resource res;
+struct pnp_dev {
+	struct device dev;
+	u64 dma_mask;
+	unsigned int number;
+	int status;
+	struct list_head global_list;
+	struct list_head protocol_list;
+	struct list_head card_list;
+	struct list_head rdev_list;
+	struct pnp_protocol *protocol;
+	struct pnp_card *card;
+	struct pnp_driver *driver;
+	struct pnp_card_link *card_link;
+	struct pnp_id *id;
+	int active;
+	int capabilities;
+	unsigned int num_dependent_sets;
+	struct list_head resources;
+	struct list_head options;
+	char name[50];
+	int flags;
+	struct proc_dir_entry *procent;
+	void *data;
+};
+
+enum {
+	ATA_MAX_DEVICES = 2,
+	ATA_MAX_PRD = 256,
+	ATA_SECT_SIZE = 512,
+	ATA_MAX_SECTORS_128 = 128,
+	ATA_MAX_SECTORS = 256,
+	ATA_MAX_SECTORS_1024 = 1024,
+	ATA_MAX_SECTORS_LBA48 = 65535,
+	ATA_MAX_SECTORS_TAPE = 65535,
+	ATA_MAX_TRIM_RNUM = 64,
+	ATA_ID_WORDS = 256,
+	ATA_ID_CONFIG = 0,
+	ATA_ID_CYLS = 1,
+	ATA_ID_HEADS = 3,
+	ATA_ID_SECTORS = 6,
+	ATA_ID_SERNO = 10,
+	ATA_ID_BUF_SIZE = 21,
+	ATA_ID_FW_REV = 23,
+	ATA_ID_PROD = 27,
+	ATA_ID_MAX_MULTSECT = 47,
+	ATA_ID_DWORD_IO = 48,
+	ATA_ID_TRUSTED = 48,
+	ATA_ID_CAPABILITY = 49,
+	ATA_ID_OLD_PIO_MODES = 51,
+	ATA_ID_OLD_DMA_MODES = 52,
+	ATA_ID_FIELD_VALID = 53,
+	ATA_ID_CUR_CYLS = 54,
+	ATA_ID_CUR_HEADS = 55,
+	ATA_ID_CUR_SECTORS = 56,
+	ATA_ID_MULTSECT = 59,
+	ATA_ID_LBA_CAPACITY = 60,
+	ATA_ID_SWDMA_MODES = 62,
+	ATA_ID_MWDMA_MODES = 63,
+	ATA_ID_PIO_MODES = 64,
+	ATA_ID_EIDE_DMA_MIN = 65,
+	ATA_ID_EIDE_DMA_TIME = 66,
+	ATA_ID_EIDE_PIO = 67,
+	ATA_ID_EIDE_PIO_IORDY = 68,
+	ATA_ID_ADDITIONAL_SUPP = 69,
+	ATA_ID_QUEUE_DEPTH = 75,
+	ATA_ID_SATA_CAPABILITY = 76,
+	ATA_ID_SATA_CAPABILITY_2 = 77,
+	ATA_ID_FEATURE_SUPP = 78,
+	ATA_ID_MAJOR_VER = 80,
+	ATA_ID_COMMAND_SET_1 = 82,
+	ATA_ID_COMMAND_SET_2 = 83,
+	ATA_ID_CFSSE = 84,
+	ATA_ID_CFS_ENABLE_1 = 85,
+	ATA_ID_CFS_ENABLE_2 = 86,
+	ATA_ID_CSF_DEFAULT = 87,
+	ATA_ID_UDMA_MODES = 88,
+	ATA_ID_HW_CONFIG = 93,
+	ATA_ID_SPG = 98,
+	ATA_ID_LBA_CAPACITY_2 = 100,
+	ATA_ID_SECTOR_SIZE = 106,
+	ATA_ID_WWN = 108,
+	ATA_ID_LOGICAL_SECTOR_SIZE = 117,
+	ATA_ID_COMMAND_SET_3 = 119,
+	ATA_ID_COMMAND_SET_4 = 120,
+	ATA_ID_LAST_LUN = 126,
+	ATA_ID_DLF = 128,
+	ATA_ID_CSFO = 129,
+	ATA_ID_CFA_POWER = 160,
+	ATA_ID_CFA_KEY_MGMT = 162,
+	ATA_ID_CFA_MODES = 163,
+	ATA_ID_DATA_SET_MGMT = 169,
+	ATA_ID_SCT_CMD_XPORT = 206,
+	ATA_ID_ROT_SPEED = 217,
+	ATA_ID_PIO4 = 2,
+	ATA_ID_SERNO_LEN = 20,
+	ATA_ID_FW_REV_LEN = 8,
+	ATA_ID_PROD_LEN = 40,
+	ATA_ID_WWN_LEN = 8,
+	ATA_PCI_CTL_OFS = 2,
+	ATA_PIO0 = 1,
+	ATA_PIO1 = 3,
+	ATA_PIO2 = 7,
+	ATA_PIO3 = 15,
+	ATA_PIO4 = 31,
+	ATA_PIO5 = 63,
+	ATA_PIO6 = 127,
+	ATA_PIO4_ONLY = 16,
+	ATA_SWDMA0 = 1,
+	ATA_SWDMA1 = 3,
+	ATA_SWDMA2 = 7,
+	ATA_SWDMA2_ONLY = 4,
+	ATA_MWDMA0 = 1,
+	ATA_MWDMA1 = 3,
+	ATA_MWDMA2 = 7,
+	ATA_MWDMA3 = 15,
+	ATA_MWDMA4 = 31,
+	ATA_MWDMA12_ONLY = 6,
+	ATA_MWDMA2_ONLY = 4,
+	ATA_UDMA0 = 1,
+	ATA_UDMA1 = 3,
+	ATA_UDMA2 = 7,
+	ATA_UDMA3 = 15,
+	ATA_UDMA4 = 31,
+	ATA_UDMA5 = 63,
+	ATA_UDMA6 = 127,
+	ATA_UDMA7 = 255,
+	ATA_UDMA24_ONLY = 20,
+	ATA_UDMA_MASK_40C = 7,
+	ATA_PRD_SZ = 8,
+	ATA_PRD_TBL_SZ = 2048,
+	ATA_PRD_EOT = -2147483648,
+	ATA_DMA_TABLE_OFS = 4,
+	ATA_DMA_STATUS = 2,
+	ATA_DMA_CMD = 0,
+	ATA_DMA_WR = 8,
+	ATA_DMA_START = 1,
+	ATA_DMA_INTR = 4,
+	ATA_DMA_ERR = 2,
+	ATA_DMA_ACTIVE = 1,
+	ATA_HOB = 128,
+	ATA_NIEN = 2,
+	ATA_LBA = 64,
+	ATA_DEV1 = 16,
+	ATA_DEVICE_OBS = 160,
+	ATA_DEVCTL_OBS = 8,
+	ATA_BUSY = 128,
+	ATA_DRDY = 64,
+	ATA_DF = 32,
+	ATA_DSC = 16,
+	ATA_DRQ = 8,
+	ATA_CORR = 4,
+	ATA_SENSE = 2,
+	ATA_ERR = 1,
+	ATA_SRST = 4,
+	ATA_ICRC = 128,
+	ATA_BBK = 128,
+	ATA_UNC = 64,
+	ATA_MC = 32,
+	ATA_IDNF = 16,
+	ATA_MCR = 8,
+	ATA_ABORTED = 4,
+	ATA_TRK0NF = 2,
+	ATA_AMNF = 1,
+	ATAPI_LFS = 240,
+	ATAPI_EOM = 2,
+	ATAPI_ILI = 1,
+	ATAPI_IO = 2,
+	ATAPI_COD = 1,
+	ATA_REG_DATA = 0,
+	ATA_REG_ERR = 1,
+	ATA_REG_NSECT = 2,
+	ATA_REG_LBAL = 3,
+	ATA_REG_LBAM = 4,
+	ATA_REG_LBAH = 5,
+	ATA_REG_DEVICE = 6,
+	ATA_REG_STATUS = 7,
+	ATA_REG_FEATURE = 1,
+	ATA_REG_CMD = 7,
+	ATA_REG_BYTEL = 4,
+	ATA_REG_BYTEH = 5,
+	ATA_REG_DEVSEL = 6,
+	ATA_REG_IRQ = 2,
+	ATA_CMD_DEV_RESET = 8,
+	ATA_CMD_CHK_POWER = 229,
+	ATA_CMD_STANDBY = 226,
+	ATA_CMD_IDLE = 227,
+	ATA_CMD_EDD = 144,
+	ATA_CMD_DOWNLOAD_MICRO = 146,
+	ATA_CMD_DOWNLOAD_MICRO_DMA = 147,
+	ATA_CMD_NOP = 0,
+	ATA_CMD_FLUSH = 231,
+	ATA_CMD_FLUSH_EXT = 234,
+	ATA_CMD_ID_ATA = 236,
+	ATA_CMD_ID_ATAPI = 161,
+	ATA_CMD_SERVICE = 162,
+	ATA_CMD_READ = 200,
+	ATA_CMD_READ_EXT = 37,
+	ATA_CMD_READ_QUEUED = 38,
+	ATA_CMD_READ_STREAM_EXT = 43,
+	ATA_CMD_READ_STREAM_DMA_EXT = 42,
+	ATA_CMD_WRITE = 202,
+	ATA_CMD_WRITE_EXT = 53,
+	ATA_CMD_WRITE_QUEUED = 54,
+	ATA_CMD_WRITE_STREAM_EXT = 59,
+	ATA_CMD_WRITE_STREAM_DMA_EXT = 58,
+	ATA_CMD_WRITE_FUA_EXT = 61,
+	ATA_CMD_WRITE_QUEUED_FUA_EXT = 62,
+	ATA_CMD_FPDMA_READ = 96,
+	ATA_CMD_FPDMA_WRITE = 97,
+	ATA_CMD_NCQ_NON_DATA = 99,
+	ATA_CMD_FPDMA_SEND = 100,
+	ATA_CMD_FPDMA_RECV = 101,
+	ATA_CMD_PIO_READ = 32,
+	ATA_CMD_PIO_READ_EXT = 36,
+	ATA_CMD_PIO_WRITE = 48,
+	ATA_CMD_PIO_WRITE_EXT = 52,
+	ATA_CMD_READ_MULTI = 196,
+	ATA_CMD_READ_MULTI_EXT = 41,
+	ATA_CMD_WRITE_MULTI = 197,
+	ATA_CMD_WRITE_MULTI_EXT = 57,
+	ATA_CMD_WRITE_MULTI_FUA_EXT = 206,
+	ATA_CMD_SET_FEATURES = 239,
+	ATA_CMD_SET_MULTI = 198,
+	ATA_CMD_PACKET = 160,
+	ATA_CMD_VERIFY = 64,
+	ATA_CMD_VERIFY_EXT = 66,
+	ATA_CMD_WRITE_UNCORR_EXT = 69,
+	ATA_CMD_STANDBYNOW1 = 224,
+	ATA_CMD_IDLEIMMEDIATE = 225,
+	ATA_CMD_SLEEP = 230,
+	ATA_CMD_INIT_DEV_PARAMS = 145,
+	ATA_CMD_READ_NATIVE_MAX = 248,
+	ATA_CMD_READ_NATIVE_MAX_EXT = 39,
+	ATA_CMD_SET_MAX = 249,
+	ATA_CMD_SET_MAX_EXT = 55,
+	ATA_CMD_READ_LOG_EXT = 47,
+	ATA_CMD_WRITE_LOG_EXT = 63,
+	ATA_CMD_READ_LOG_DMA_EXT = 71,
+	ATA_CMD_WRITE_LOG_DMA_EXT = 87,
+	ATA_CMD_TRUSTED_NONDATA = 91,
+	ATA_CMD_TRUSTED_RCV = 92,
+	ATA_CMD_TRUSTED_RCV_DMA = 93,
+	ATA_CMD_TRUSTED_SND = 94,
+	ATA_CMD_TRUSTED_SND_DMA = 95,
+	ATA_CMD_PMP_READ = 228,
+	ATA_CMD_PMP_READ_DMA = 233,
+	ATA_CMD_PMP_WRITE = 232,
+	ATA_CMD_PMP_WRITE_DMA = 235,
+	ATA_CMD_CONF_OVERLAY = 177,
+	ATA_CMD_SEC_SET_PASS = 241,
+	ATA_CMD_SEC_UNLOCK = 242,
+	ATA_CMD_SEC_ERASE_PREP = 243,
+	ATA_CMD_SEC_ERASE_UNIT = 244,
+	ATA_CMD_SEC_FREEZE_LOCK = 245,
+	ATA_CMD_SEC_DISABLE_PASS = 246,
+	ATA_CMD_CONFIG_STREAM = 81,
+	ATA_CMD_SMART = 176,
+	ATA_CMD_MEDIA_LOCK = 222,
+	ATA_CMD_MEDIA_UNLOCK = 223,
+	ATA_CMD_DSM = 6,
+	ATA_CMD_CHK_MED_CRD_TYP = 209,
+	ATA_CMD_CFA_REQ_EXT_ERR = 3,
+	ATA_CMD_CFA_WRITE_NE = 56,
+	ATA_CMD_CFA_TRANS_SECT = 135,
+	ATA_CMD_CFA_ERASE = 192,
+	ATA_CMD_CFA_WRITE_MULT_NE = 205,
+	ATA_CMD_REQ_SENSE_DATA = 11,
+	ATA_CMD_SANITIZE_DEVICE = 180,
+	ATA_CMD_ZAC_MGMT_IN = 74,
+	ATA_CMD_ZAC_MGMT_OUT = 159,
+	ATA_CMD_RESTORE = 16,
+	ATA_SUBCMD_FPDMA_RECV_RD_LOG_DMA_EXT = 1,
+	ATA_SUBCMD_FPDMA_RECV_ZAC_MGMT_IN = 2,
+	ATA_SUBCMD_FPDMA_SEND_DSM = 0,
+	ATA_SUBCMD_FPDMA_SEND_WR_LOG_DMA_EXT = 2,
+	ATA_SUBCMD_NCQ_NON_DATA_ABORT_QUEUE = 0,
+	ATA_SUBCMD_NCQ_NON_DATA_SET_FEATURES = 5,
+	ATA_SUBCMD_NCQ_NON_DATA_ZERO_EXT = 6,
+	ATA_SUBCMD_NCQ_NON_DATA_ZAC_MGMT_OUT = 7,
+	ATA_SUBCMD_ZAC_MGMT_IN_REPORT_ZONES = 0,
+	ATA_SUBCMD_ZAC_MGMT_OUT_CLOSE_ZONE = 1,
+	ATA_SUBCMD_ZAC_MGMT_OUT_FINISH_ZONE = 2,
+	ATA_SUBCMD_ZAC_MGMT_OUT_OPEN_ZONE = 3,
+	ATA_SUBCMD_ZAC_MGMT_OUT_RESET_WRITE_POINTER = 4,
+	ATA_LOG_DIRECTORY = 0,
+	ATA_LOG_SATA_NCQ = 16,
+	ATA_LOG_NCQ_NON_DATA = 18,
+	ATA_LOG_NCQ_SEND_RECV = 19,
+	ATA_LOG_IDENTIFY_DEVICE = 48,
+	ATA_LOG_CONCURRENT_POSITIONING_RANGES = 71,
+	ATA_LOG_SECURITY = 6,
+	ATA_LOG_SATA_SETTINGS = 8,
+	ATA_LOG_ZONED_INFORMATION = 9,
+	ATA_LOG_DEVSLP_OFFSET = 48,
+	ATA_LOG_DEVSLP_SIZE = 8,
+	ATA_LOG_DEVSLP_MDAT = 0,
+	ATA_LOG_DEVSLP_MDAT_MASK = 31,
+	ATA_LOG_DEVSLP_DETO = 1,
+	ATA_LOG_DEVSLP_VALID = 7,
+	ATA_LOG_DEVSLP_VALID_MASK = 128,
+	ATA_LOG_NCQ_PRIO_OFFSET = 9,
+	ATA_LOG_NCQ_SEND_RECV_SUBCMDS_OFFSET = 0,
+	ATA_LOG_NCQ_SEND_RECV_SUBCMDS_DSM = 1,
+	ATA_LOG_NCQ_SEND_RECV_DSM_OFFSET = 4,
+	ATA_LOG_NCQ_SEND_RECV_DSM_TRIM = 1,
+	ATA_LOG_NCQ_SEND_RECV_RD_LOG_OFFSET = 8,
+	ATA_LOG_NCQ_SEND_RECV_RD_LOG_SUPPORTED = 1,
+	ATA_LOG_NCQ_SEND_RECV_WR_LOG_OFFSET = 12,
+	ATA_LOG_NCQ_SEND_RECV_WR_LOG_SUPPORTED = 1,
+	ATA_LOG_NCQ_SEND_RECV_ZAC_MGMT_OFFSET = 16,
+	ATA_LOG_NCQ_SEND_RECV_ZAC_MGMT_OUT_SUPPORTED = 1,
+	ATA_LOG_NCQ_SEND_RECV_ZAC_MGMT_IN_SUPPORTED = 2,
+	ATA_LOG_NCQ_SEND_RECV_SIZE = 20,
+	ATA_LOG_NCQ_NON_DATA_SUBCMDS_OFFSET = 0,
+	ATA_LOG_NCQ_NON_DATA_ABORT_OFFSET = 0,
+	ATA_LOG_NCQ_NON_DATA_ABORT_NCQ = 1,
+	ATA_LOG_NCQ_NON_DATA_ABORT_ALL = 2,
+	ATA_LOG_NCQ_NON_DATA_ABORT_STREAMING = 4,
+	ATA_LOG_NCQ_NON_DATA_ABORT_NON_STREAMING = 8,
+	ATA_LOG_NCQ_NON_DATA_ABORT_SELECTED = 16,
+	ATA_LOG_NCQ_NON_DATA_ZAC_MGMT_OFFSET = 28,
+	ATA_LOG_NCQ_NON_DATA_ZAC_MGMT_OUT = 1,
+	ATA_LOG_NCQ_NON_DATA_SIZE = 64,
+	ATA_CMD_READ_LONG = 34,
+	ATA_CMD_READ_LONG_ONCE = 35,
+	ATA_CMD_WRITE_LONG = 50,
+	ATA_CMD_WRITE_LONG_ONCE = 51,
+	SETFEATURES_XFER = 3,
+	XFER_UDMA_7 = 71,
+	XFER_UDMA_6 = 70,
+	XFER_UDMA_5 = 69,
+	XFER_UDMA_4 = 68,
+	XFER_UDMA_3 = 67,
+	XFER_UDMA_2 = 66,
+	XFER_UDMA_1 = 65,
+	XFER_UDMA_0 = 64,
+	XFER_MW_DMA_4 = 36,
+	XFER_MW_DMA_3 = 35,
+	XFER_MW_DMA_2 = 34,
+	XFER_MW_DMA_1 = 33,
+	XFER_MW_DMA_0 = 32,
+	XFER_SW_DMA_2 = 18,
+	XFER_SW_DMA_1 = 17,
+	XFER_SW_DMA_0 = 16,
+	XFER_PIO_6 = 14,
+	XFER_PIO_5 = 13,
+	XFER_PIO_4 = 12,
+	XFER_PIO_3 = 11,
+	XFER_PIO_2 = 10,
+	XFER_PIO_1 = 9,
+	XFER_PIO_0 = 8,
+	XFER_PIO_SLOW = 0,
+	SETFEATURES_WC_ON = 2,
+	SETFEATURES_WC_OFF = 130,
+	SETFEATURES_RA_ON = 170,
+	SETFEATURES_RA_OFF = 85,
+	SETFEATURES_AAM_ON = 66,
+	SETFEATURES_AAM_OFF = 194,
+	SETFEATURES_SPINUP = 7,
+	SETFEATURES_SPINUP_TIMEOUT = 30000,
+	SETFEATURES_SATA_ENABLE = 16,
+	SETFEATURES_SATA_DISABLE = 144,
+	SATA_FPDMA_OFFSET = 1,
+	SATA_FPDMA_AA = 2,
+	SATA_DIPM = 3,
+	SATA_FPDMA_IN_ORDER = 4,
+	SATA_AN = 5,
+	SATA_SSP = 6,
+	SATA_DEVSLP = 9,
+	SETFEATURE_SENSE_DATA = 195,
+	ATA_SET_MAX_ADDR = 0,
+	ATA_SET_MAX_PASSWD = 1,
+	ATA_SET_MAX_LOCK = 2,
+	ATA_SET_MAX_UNLOCK = 3,
+	ATA_SET_MAX_FREEZE_LOCK = 4,
+	ATA_SET_MAX_PASSWD_DMA = 5,
+	ATA_SET_MAX_UNLOCK_DMA = 6,
+	ATA_DCO_RESTORE = 192,
+	ATA_DCO_FREEZE_LOCK = 193,
+	ATA_DCO_IDENTIFY = 194,
+	ATA_DCO_SET = 195,
+	ATA_SMART_ENABLE = 216,
+	ATA_SMART_READ_VALUES = 208,
+	ATA_SMART_READ_THRESHOLDS = 209,
+	ATA_DSM_TRIM = 1,
+	ATA_SMART_LBAM_PASS = 79,
+	ATA_SMART_LBAH_PASS = 194,
+	ATAPI_PKT_DMA = 1,
+	ATAPI_DMADIR = 4,
+	ATAPI_CDB_LEN = 16,
+	SATA_PMP_MAX_PORTS = 15,
+	SATA_PMP_CTRL_PORT = 15,
+	SATA_PMP_GSCR_DWORDS = 128,
+	SATA_PMP_GSCR_PROD_ID = 0,
+	SATA_PMP_GSCR_REV = 1,
+	SATA_PMP_GSCR_PORT_INFO = 2,
+	SATA_PMP_GSCR_ERROR = 32,
+	SATA_PMP_GSCR_ERROR_EN = 33,
+	SATA_PMP_GSCR_FEAT = 64,
+	SATA_PMP_GSCR_FEAT_EN = 96,
+	SATA_PMP_PSCR_STATUS = 0,
+	SATA_PMP_PSCR_ERROR = 1,
+	SATA_PMP_PSCR_CONTROL = 2,
+	SATA_PMP_FEAT_BIST = 1,
+	SATA_PMP_FEAT_PMREQ = 2,
+	SATA_PMP_FEAT_DYNSSC = 4,
+	SATA_PMP_FEAT_NOTIFY = 8,
+	ATA_CBL_NONE = 0,
+	ATA_CBL_PATA40 = 1,
+	ATA_CBL_PATA80 = 2,
+	ATA_CBL_PATA40_SHORT = 3,
+	ATA_CBL_PATA_UNK = 4,
+	ATA_CBL_PATA_IGN = 5,
+	ATA_CBL_SATA = 6,
+	SCR_STATUS = 0,
+	SCR_ERROR = 1,
+	SCR_CONTROL = 2,
+	SCR_ACTIVE = 3,
+	SCR_NOTIFICATION = 4,
+	SERR_DATA_RECOVERED = 1,
+	SERR_COMM_RECOVERED = 2,
+	SERR_DATA = 256,
+	SERR_PERSISTENT = 512,
+	SERR_PROTOCOL = 1024,
+	SERR_INTERNAL = 2048,
+	SERR_PHYRDY_CHG = 65536,
+	SERR_PHY_INT_ERR = 131072,
+	SERR_COMM_WAKE = 262144,
+	SERR_10B_8B_ERR = 524288,
+	SERR_DISPARITY = 1048576,
+	SERR_CRC = 2097152,
+	SERR_HANDSHAKE = 4194304,
+	SERR_LINK_SEQ_ERR = 8388608,
+	SERR_TRANS_ST_ERROR = 16777216,
+	SERR_UNRECOG_FIS = 33554432,
+	SERR_DEV_XCHG = 67108864,
+};
+
+enum {
+	LIBATA_MAX_PRD = 128,
+	LIBATA_DUMB_MAX_PRD = 64,
+	ATA_DEF_QUEUE = 1,
+	ATA_MAX_QUEUE = 32,
+	ATA_TAG_INTERNAL = 32,
+	ATA_SHORT_PAUSE = 16,
+	ATAPI_MAX_DRAIN = 16384,
+	ATA_ALL_DEVICES = 3,
+	ATA_SHT_EMULATED = 1,
+	ATA_SHT_THIS_ID = -1,
+	ATA_TFLAG_LBA48 = 1,
+	ATA_TFLAG_ISADDR = 2,
+	ATA_TFLAG_DEVICE = 4,
+	ATA_TFLAG_WRITE = 8,
+	ATA_TFLAG_LBA = 16,
+	ATA_TFLAG_FUA = 32,
+	ATA_TFLAG_POLLING = 64,
+	ATA_DFLAG_LBA = 1,
+	ATA_DFLAG_LBA48 = 2,
+	ATA_DFLAG_CDB_INTR = 4,
+	ATA_DFLAG_NCQ = 8,
+	ATA_DFLAG_FLUSH_EXT = 16,
+	ATA_DFLAG_ACPI_PENDING = 32,
+	ATA_DFLAG_ACPI_FAILED = 64,
+	ATA_DFLAG_AN = 128,
+	ATA_DFLAG_TRUSTED = 256,
+	ATA_DFLAG_FUA = 512,
+	ATA_DFLAG_DMADIR = 1024,
+	ATA_DFLAG_CFG_MASK = 4095,
+	ATA_DFLAG_PIO = 4096,
+	ATA_DFLAG_NCQ_OFF = 8192,
+	ATA_DFLAG_SLEEPING = 32768,
+	ATA_DFLAG_DUBIOUS_XFER = 65536,
+	ATA_DFLAG_NO_UNLOAD = 131072,
+	ATA_DFLAG_UNLOCK_HPA = 262144,
+	ATA_DFLAG_NCQ_SEND_RECV = 524288,
+	ATA_DFLAG_NCQ_PRIO = 1048576,
+	ATA_DFLAG_NCQ_PRIO_ENABLED = 2097152,
+	ATA_DFLAG_RESUMING = 4194304,
+	ATA_DFLAG_INIT_MASK = 16777215,
+	ATA_DFLAG_DETACH = 16777216,
+	ATA_DFLAG_DETACHED = 33554432,
+	ATA_DFLAG_DA = 67108864,
+	ATA_DFLAG_DEVSLP = 134217728,
+	ATA_DFLAG_ACPI_DISABLED = 268435456,
+	ATA_DFLAG_D_SENSE = 536870912,
+	ATA_DFLAG_ZAC = 1073741824,
+	ATA_DFLAG_FEATURES_MASK = 202900224,
+	ATA_DEV_UNKNOWN = 0,
+	ATA_DEV_ATA = 1,
+	ATA_DEV_ATA_UNSUP = 2,
+	ATA_DEV_ATAPI = 3,
+	ATA_DEV_ATAPI_UNSUP = 4,
+	ATA_DEV_PMP = 5,
+	ATA_DEV_PMP_UNSUP = 6,
+	ATA_DEV_SEMB = 7,
+	ATA_DEV_SEMB_UNSUP = 8,
+	ATA_DEV_ZAC = 9,
+	ATA_DEV_ZAC_UNSUP = 10,
+	ATA_DEV_NONE = 11,
+	ATA_LFLAG_NO_HRST = 2,
+	ATA_LFLAG_NO_SRST = 4,
+	ATA_LFLAG_ASSUME_ATA = 8,
+	ATA_LFLAG_ASSUME_SEMB = 16,
+	ATA_LFLAG_ASSUME_CLASS = 24,
+	ATA_LFLAG_NO_RETRY = 32,
+	ATA_LFLAG_DISABLED = 64,
+	ATA_LFLAG_SW_ACTIVITY = 128,
+	ATA_LFLAG_NO_LPM = 256,
+	ATA_LFLAG_RST_ONCE = 512,
+	ATA_LFLAG_CHANGED = 1024,
+	ATA_LFLAG_NO_DEBOUNCE_DELAY = 2048,
+	ATA_FLAG_SLAVE_POSS = 1,
+	ATA_FLAG_SATA = 2,
+	ATA_FLAG_NO_LPM = 4,
+	ATA_FLAG_NO_LOG_PAGE = 32,
+	ATA_FLAG_NO_ATAPI = 64,
+	ATA_FLAG_PIO_DMA = 128,
+	ATA_FLAG_PIO_LBA48 = 256,
+	ATA_FLAG_PIO_POLLING = 512,
+	ATA_FLAG_NCQ = 1024,
+	ATA_FLAG_NO_POWEROFF_SPINDOWN = 2048,
+	ATA_FLAG_NO_HIBERNATE_SPINDOWN = 4096,
+	ATA_FLAG_DEBUGMSG = 8192,
+	ATA_FLAG_FPDMA_AA = 16384,
+	ATA_FLAG_IGN_SIMPLEX = 32768,
+	ATA_FLAG_NO_IORDY = 65536,
+	ATA_FLAG_ACPI_SATA = 131072,
+	ATA_FLAG_AN = 262144,
+	ATA_FLAG_PMP = 524288,
+	ATA_FLAG_FPDMA_AUX = 1048576,
+	ATA_FLAG_EM = 2097152,
+	ATA_FLAG_SW_ACTIVITY = 4194304,
+	ATA_FLAG_NO_DIPM = 8388608,
+	ATA_FLAG_SAS_HOST = 16777216,
+	ATA_PFLAG_EH_PENDING = 1,
+	ATA_PFLAG_EH_IN_PROGRESS = 2,
+	ATA_PFLAG_FROZEN = 4,
+	ATA_PFLAG_RECOVERED = 8,
+	ATA_PFLAG_LOADING = 16,
+	ATA_PFLAG_SCSI_HOTPLUG = 64,
+	ATA_PFLAG_INITIALIZING = 128,
+	ATA_PFLAG_RESETTING = 256,
+	ATA_PFLAG_UNLOADING = 512,
+	ATA_PFLAG_UNLOADED = 1024,
+	ATA_PFLAG_RESUMING = 65536,
+	ATA_PFLAG_SUSPENDED = 131072,
+	ATA_PFLAG_PM_PENDING = 262144,
+	ATA_PFLAG_INIT_GTM_VALID = 524288,
+	ATA_PFLAG_PIO32 = 1048576,
+	ATA_PFLAG_PIO32CHANGE = 2097152,
+	ATA_PFLAG_EXTERNAL = 4194304,
+	ATA_QCFLAG_ACTIVE = 1,
+	ATA_QCFLAG_DMAMAP = 2,
+	ATA_QCFLAG_IO = 8,
+	ATA_QCFLAG_RESULT_TF = 16,
+	ATA_QCFLAG_CLEAR_EXCL = 32,
+	ATA_QCFLAG_QUIET = 64,
+	ATA_QCFLAG_RETRY = 128,
+	ATA_QCFLAG_FAILED = 65536,
+	ATA_QCFLAG_SENSE_VALID = 131072,
+	ATA_QCFLAG_EH_SCHEDULED = 262144,
+	ATA_HOST_SIMPLEX = 1,
+	ATA_HOST_STARTED = 2,
+	ATA_HOST_PARALLEL_SCAN = 4,
+	ATA_HOST_IGNORE_ATA = 8,
+	ATA_HOST_NO_PART = 16,
+	ATA_HOST_NO_SSC = 32,
+	ATA_HOST_NO_DEVSLP = 64,
+	ATA_TMOUT_BOOT = 30000,
+	ATA_TMOUT_BOOT_QUICK = 7000,
+	ATA_TMOUT_INTERNAL_QUICK = 5000,
+	ATA_TMOUT_MAX_PARK = 30000,
+	ATA_TMOUT_FF_WAIT_LONG = 2000,
+	ATA_TMOUT_FF_WAIT = 800,
+	ATA_WAIT_AFTER_RESET = 150,
+	ATA_TMOUT_PMP_SRST_WAIT = 10000,
+	ATA_TMOUT_SPURIOUS_PHY = 10000,
+	BUS_UNKNOWN = 0,
+	BUS_DMA = 1,
+	BUS_IDLE = 2,
+	BUS_NOINTR = 3,
+	BUS_NODATA = 4,
+	BUS_TIMER = 5,
+	BUS_PIO = 6,
+	BUS_EDD = 7,
+	BUS_IDENTIFY = 8,
+	BUS_PACKET = 9,
+	PORT_UNKNOWN = 0,
+	PORT_ENABLED = 1,
+	PORT_DISABLED = 2,
+	ATA_NR_PIO_MODES = 7,
+	ATA_NR_MWDMA_MODES = 5,
+	ATA_NR_UDMA_MODES = 8,
+	ATA_SHIFT_PIO = 0,
+	ATA_SHIFT_MWDMA = 7,
+	ATA_SHIFT_UDMA = 12,
+	ATA_SHIFT_PRIO = 6,
+	ATA_PRIO_HIGH = 2,
+	ATA_DMA_PAD_SZ = 4,
+	ATA_ERING_SIZE = 32,
+	ATA_DEFER_LINK = 1,
+	ATA_DEFER_PORT = 2,
+	ATA_EH_DESC_LEN = 80,
+	ATA_EH_REVALIDATE = 1,
+	ATA_EH_SOFTRESET = 2,
+	ATA_EH_HARDRESET = 4,
+	ATA_EH_RESET = 6,
+	ATA_EH_ENABLE_LINK = 8,
+	ATA_EH_PARK = 32,
+	ATA_EH_SET_ACTIVE = 64,
+	ATA_EH_PERDEV_MASK = 97,
+	ATA_EH_ALL_ACTIONS = 15,
+	ATA_EHI_HOTPLUGGED = 1,
+	ATA_EHI_NO_AUTOPSY = 4,
+	ATA_EHI_QUIET = 8,
+	ATA_EHI_NO_RECOVERY = 16,
+	ATA_EHI_DID_SOFTRESET = 65536,
+	ATA_EHI_DID_HARDRESET = 131072,
+	ATA_EHI_PRINTINFO = 262144,
+	ATA_EHI_SETMODE = 524288,
+	ATA_EHI_POST_SETMODE = 1048576,
+	ATA_EHI_DID_RESET = 196608,
+	ATA_EHI_TO_SLAVE_MASK = 12,
+	ATA_EH_MAX_TRIES = 5,
+	ATA_LINK_RESUME_TRIES = 5,
+	ATA_PROBE_MAX_TRIES = 3,
+	ATA_EH_DEV_TRIES = 3,
+	ATA_EH_PMP_TRIES = 5,
+	ATA_EH_PMP_LINK_TRIES = 3,
+	SATA_PMP_RW_TIMEOUT = 3000,
+	ATA_EH_CMD_TIMEOUT_TABLE_SIZE = 8,
+	ATA_HORKAGE_DIAGNOSTIC = 1,
+	ATA_HORKAGE_NODMA = 2,
+	ATA_HORKAGE_NONCQ = 4,
+	ATA_HORKAGE_MAX_SEC_128 = 8,
+	ATA_HORKAGE_BROKEN_HPA = 16,
+	ATA_HORKAGE_DISABLE = 32,
+	ATA_HORKAGE_HPA_SIZE = 64,
+	ATA_HORKAGE_IVB = 256,
+	ATA_HORKAGE_STUCK_ERR = 512,
+	ATA_HORKAGE_BRIDGE_OK = 1024,
+	ATA_HORKAGE_ATAPI_MOD16_DMA = 2048,
+	ATA_HORKAGE_FIRMWARE_WARN = 4096,
+	ATA_HORKAGE_1_5_GBPS = 8192,
+	ATA_HORKAGE_NOSETXFER = 16384,
+	ATA_HORKAGE_BROKEN_FPDMA_AA = 32768,
+	ATA_HORKAGE_DUMP_ID = 65536,
+	ATA_HORKAGE_MAX_SEC_LBA48 = 131072,
+	ATA_HORKAGE_ATAPI_DMADIR = 262144,
+	ATA_HORKAGE_NO_NCQ_TRIM = 524288,
+	ATA_HORKAGE_NOLPM = 1048576,
+	ATA_HORKAGE_WD_BROKEN_LPM = 2097152,
+	ATA_HORKAGE_ZERO_AFTER_TRIM = 4194304,
+	ATA_HORKAGE_NO_DMA_LOG = 8388608,
+	ATA_HORKAGE_NOTRIM = 16777216,
+	ATA_HORKAGE_MAX_SEC_1024 = 33554432,
+	ATA_HORKAGE_MAX_TRIM_128M = 67108864,
+	ATA_HORKAGE_NO_NCQ_ON_ATI = 134217728,
+	ATA_HORKAGE_NO_ID_DEV_LOG = 268435456,
+	ATA_HORKAGE_NO_LOG_DIR = 536870912,
+	ATA_HORKAGE_NO_FUA = 1073741824,
+	ATA_DMA_MASK_ATA = 1,
+	ATA_DMA_MASK_ATAPI = 2,
+	ATA_DMA_MASK_CFA = 4,
+	ATAPI_READ = 0,
+	ATAPI_WRITE = 1,
+	ATAPI_READ_CD = 2,
+	ATAPI_PASS_THRU = 3,
+	ATAPI_MISC = 4,
+	ATA_TIMING_SETUP = 1,
+	ATA_TIMING_ACT8B = 2,
+	ATA_TIMING_REC8B = 4,
+	ATA_TIMING_CYC8B = 8,
+	ATA_TIMING_8BIT = 14,
+	ATA_TIMING_ACTIVE = 16,
+	ATA_TIMING_RECOVER = 32,
+	ATA_TIMING_DMACK_HOLD = 64,
+	ATA_TIMING_CYCLE = 128,
+	ATA_TIMING_UDMA = 256,
+	ATA_TIMING_ALL = 511,
+	ATA_ACPI_FILTER_SETXFER = 1,
+	ATA_ACPI_FILTER_LOCK = 2,
+	ATA_ACPI_FILTER_DIPM = 4,
+	ATA_ACPI_FILTER_FPDMA_OFFSET = 8,
+	ATA_ACPI_FILTER_FPDMA_AA = 16,
+	ATA_ACPI_FILTER_DEFAULT = 7,
 };
 
 struct pnp_port {
@@ -41399,85 +42840,14 @@ struct pnp_option {
 	} u;
 };
 
-struct pnp_info_buffer {
-	char *buffer;
-	char *curr;
-	long unsigned int size;
-	long unsigned int len;
-	int stop;
-	int error;
+struct pnp_resource {
+	struct list_head list;
+	struct resource res;
 };
-
-typedef struct pnp_info_buffer pnp_info_buffer_t;
 
 struct pnp_fixup {
 	char id[7];
 	void (*quirk_function)(struct pnp_dev *);
-};
-
-struct virtio_device_id {
-	__u32 device;
-	__u32 vendor;
-};
-
-struct virtio_device;
-
-struct virtqueue {
-	struct list_head list;
-	void (*callback)(struct virtqueue *);
-	const char *name;
-	struct virtio_device *vdev;
-	unsigned int index;
-	unsigned int num_free;
-	unsigned int num_max;
-	void *priv;
-	bool reset;
-};
-
-struct vringh_config_ops;
-
-struct virtio_config_ops;
-
-struct virtio_device {
-	int index;
-	bool failed;
-	bool config_enabled;
-	bool config_change_pending;
-	spinlock_t config_lock;
-	spinlock_t vqs_list_lock;
-	struct device dev;
-	struct virtio_device_id id;
-	const struct virtio_config_ops *config;
-	const struct vringh_config_ops *vringh_config;
-	struct list_head vqs;
-	u64 features;
-	void *priv;
-};
-
-typedef void vq_callback_t(struct virtqueue *);
-
-struct irq_affinity;
-
-struct virtio_shm_region;
-
-struct virtio_config_ops {
-	void (*get)(struct virtio_device *, unsigned int, void *, unsigned int);
-	void (*set)(struct virtio_device *, unsigned int, const void *, unsigned int);
-	u32 (*generation)(struct virtio_device *);
-	u8 (*get_status)(struct virtio_device *);
-	void (*set_status)(struct virtio_device *, u8);
-	void (*reset)(struct virtio_device *);
-	int (*find_vqs)(struct virtio_device *, unsigned int, struct virtqueue **, vq_callback_t **, const char * const *, const bool *, struct irq_affinity *);
-	void (*del_vqs)(struct virtio_device *);
-	void (*synchronize_cbs)(struct virtio_device *);
-	u64 (*get_features)(struct virtio_device *);
-	int (*finalize_features)(struct virtio_device *);
-	const char * (*bus_name)(struct virtio_device *);
-	int (*set_vq_affinity)(struct virtqueue *, const struct cpumask *);
-	const struct cpumask * (*get_vq_affinity)(struct virtio_device *, int);
-	bool (*get_shm_region)(struct virtio_device *, struct virtio_shm_region *, u8);
-	int (*disable_vq_and_reset)(struct virtqueue *);
-	int (*enable_vq_after_reset)(struct virtqueue *);
 };
 
 struct virtio_driver {
@@ -41492,17 +42862,6 @@ struct virtio_driver {
 	void (*scan)(struct virtio_device *);
 	void (*remove)(struct virtio_device *);
 	void (*config_changed)(struct virtio_device *);
-};
-
-struct virtio_shm_region {
-	u64 addr;
-	u64 len;
-};
-
-struct module_version_attribute {
-	struct module_attribute mattr;
-	const char *module_name;
-	const char *version;
 };
 
 struct virtio_pci_common_cfg {
@@ -41628,71 +42987,55 @@ enum {
 	KILL = 2,
 };
 
-struct termios {
-	tcflag_t c_iflag;
-	tcflag_t c_oflag;
-	tcflag_t c_cflag;
-	tcflag_t c_lflag;
-	cc_t c_line;
-	cc_t c_cc[19];
+struct serial_icounter_struct {
+	int cts;
+	int dsr;
+	int rng;
+	int dcd;
+	int rx;
+	int tx;
+	int frame;
+	int overrun;
+	int parity;
+	int brk;
+	int buf_overrun;
+	int reserved[9];
 };
 
-struct termios2 {
-	tcflag_t c_iflag;
-	tcflag_t c_oflag;
-	tcflag_t c_cflag;
-	tcflag_t c_lflag;
-	cc_t c_line;
-	cc_t c_cc[19];
-	speed_t c_ispeed;
-	speed_t c_ospeed;
+struct serial_struct {
+	int type;
+	int line;
+	unsigned int port;
+	int irq;
+	int flags;
+	int xmit_fifo_size;
+	int custom_divisor;
+	int baud_base;
+	short unsigned int close_delay;
+	char io_type;
+	char reserved_char[1];
+	int hub6;
+	short unsigned int closing_wait;
+	short unsigned int closing_wait2;
+	unsigned char *iomem_base;
+	short unsigned int iomem_reg_shift;
+	unsigned int port_high;
+	long unsigned int iomap_base;
 };
 
-struct termio {
-	short unsigned int c_iflag;
-	short unsigned int c_oflag;
-	short unsigned int c_cflag;
-	short unsigned int c_lflag;
-	unsigned char c_line;
-	unsigned char c_cc[8];
+struct ldsem_waiter {
+	struct list_head list;
+	struct task_struct *task;
 };
 
-struct vc {
-	struct vc_data *d;
-	struct work_struct SAK_work;
+struct unipair {
+	short unsigned int unicode;
+	short unsigned int fontpos;
 };
 
-struct sysrq_state {
-	struct input_handle handle;
-	struct work_struct reinject_work;
-	long unsigned int key_down[12];
-	unsigned int alt;
-	unsigned int alt_use;
-	unsigned int shift;
-	unsigned int shift_use;
-	bool active;
-	bool need_reinject;
-	bool reinjecting;
-	bool reset_canceled;
-	bool reset_requested;
-	long unsigned int reset_keybit[12];
-	int reset_seq_len;
-	int reset_seq_cnt;
-	int reset_seq_version;
-	struct timer_list keyreset_timer;
-};
-
-struct vt_notifier_param {
-	struct vc_data *vc;
-	unsigned int c;
-};
-
-struct vcs_poll_data {
-	struct notifier_block notifier;
-	unsigned int cons_num;
-	int event;
-	wait_queue_head_t waitq;
-	struct fasync_struct *fasync;
+struct unimapdesc {
+	short unsigned int entry_ct;
+	struct unipair *entries;
 };
 
 struct kbentry {
@@ -41706,28 +43049,6 @@ struct kbsentry {
 	unsigned char kb_string[512];
 };
 
-struct kbdiacr {
-	unsigned char diacr;
-	unsigned char base;
-	unsigned char result;
-};
-
-struct kbdiacrs {
-	unsigned int kb_cnt;
-	struct kbdiacr kbdiacr[256];
-};
-
-struct kbdiacruc {
-	unsigned int diacr;
-	unsigned int base;
-	unsigned int result;
-};
-
-struct kbdiacrsuc {
-	unsigned int kb_cnt;
-	struct kbdiacruc kbdiacruc[256];
-};
-
 struct kbkeycode {
 	unsigned int scancode;
 	unsigned int keycode;
@@ -41738,24 +43059,51 @@ struct kbd_repeat {
 	int period;
 };
 
-struct keyboard_notifier_param {
-	struct vc_data *vc;
-	int down;
-	int shift;
-	int ledstate;
-	unsigned int value;
+struct console_font_op {
+	unsigned int op;
+	unsigned int flags;
+	unsigned int width;
+	unsigned int height;
+	unsigned int charcount;
+	unsigned char *data;
 };
 
-struct kbd_struct {
-	unsigned char lockstate;
-	unsigned char slockstate;
-	unsigned char ledmode: 1;
-	unsigned char ledflagstate: 4;
-	char: 3;
-	unsigned char default_ledflagstate: 4;
-	unsigned char kbdmode: 3;
-	int: 1;
-	unsigned char modeflags: 5;
+struct vt_stat {
+	short unsigned int v_active;
+	short unsigned int v_signal;
+	short unsigned int v_state;
+};
+
+struct vt_sizes {
+	short unsigned int v_rows;
+	short unsigned int v_cols;
+	short unsigned int v_scrollsize;
+};
+
+struct vt_consize {
+	short unsigned int v_rows;
+	short unsigned int v_cols;
+	short unsigned int v_vlin;
+	short unsigned int v_clin;
+	short unsigned int v_vcol;
+	short unsigned int v_ccol;
+};
+
+struct vt_event {
+	unsigned int event;
+	unsigned int oldev;
+	unsigned int newev;
+	unsigned int pad[4];
+};
+
+struct vt_setactivate {
+	unsigned int console;
+	struct vt_mode mode;
+};
+
+struct vc {
+	struct vc_data *d;
+	struct work_struct SAK_work;
 };
 
 struct vt_spawn_console {
@@ -41764,14 +43112,51 @@ struct vt_spawn_console {
 	int sig;
 };
 
-typedef void k_handler_fn(struct vc_data *, unsigned char, char);
-
-typedef void fn_handler_fn(struct vc_data *);
-
-struct getset_keycode_data {
-	struct input_keymap_entry ke;
-	int error;
+struct vt_event_wait {
+	struct list_head list;
+	struct vt_event event;
+	int done;
 };
+
+struct tiocl_selection {
+	short unsigned int xs;
+	short unsigned int ys;
+	short unsigned int xe;
+	short unsigned int ye;
+	short unsigned int sel_mode;
+};
+
+struct vc_selection {
+	struct mutex lock;
+	struct vc_data *cons;
+	char *buffer;
+	unsigned int buf_len;
+	volatile int start;
+	int end;
+};
+
+typedef short unsigned int u_short;
+
+enum translation_map {
+	LAT1_MAP = 0,
+	GRAF_MAP = 1,
+	IBMPC_MAP = 2,
+	USER_MAP = 3,
+	FIRST_MAP = 0,
+	LAST_MAP = 3,
+};
+
+struct uni_pagedict {
+	u16 **uni_pgdir[32];
+	long unsigned int refcount;
+	long unsigned int sum;
+	unsigned char *inverse_translations[4];
+	u16 *inverse_trans_unicode;
+};
+
+typedef __kernel_long_t __kernel_ptrdiff_t;
+
+typedef __kernel_ptrdiff_t ptrdiff_t;
 
 struct console {
 	char name[16];
@@ -41793,15 +43178,81 @@ struct console {
 	struct console *next;
 };
 
-struct gpio_desc;
+typedef uint32_t char32_t;
 
-enum gpiod_flags {
-	GPIOD_ASIS = 0,
-	GPIOD_IN = 1,
-	GPIOD_OUT_LOW = 3,
-	GPIOD_OUT_HIGH = 7,
-	GPIOD_OUT_LOW_OPEN_DRAIN = 11,
-	GPIOD_OUT_HIGH_OPEN_DRAIN = 15,
+struct uni_screen {
+	char32_t *lines[0];
+};
+
+struct vt_notifier_param {
+	struct vc_data *vc;
+	unsigned int c;
+};
+
+struct con_driver {
+	const struct consw *con;
+	const char *desc;
+	struct device *dev;
+	int node;
+	int first;
+	int last;
+	int flag;
+};
+
+enum {
+	blank_off = 0,
+	blank_normal_wait = 1,
+	blank_vesa_wait = 2,
+};
+
+enum {
+	EPecma = 0,
+	EPdec = 1,
+	EPeq = 2,
+	EPgt = 3,
+	EPlt = 4,
+};
+
+struct rgb {
+	u8 r;
+	u8 g;
+	u8 b;
+};
+
+enum {
+	ESnormal = 0,
+	ESesc = 1,
+	ESsquare = 2,
+	ESgetpars = 3,
+	ESfunckey = 4,
+	EShash = 5,
+	ESsetG0 = 6,
+	ESsetG1 = 7,
+	ESpercent = 8,
+	EScsiignore = 9,
+	ESnonstd = 10,
+	ESpalette = 11,
+	ESosc = 12,
+	ESapc = 13,
+	ESpm = 14,
+	ESdcs = 15,
+};
+
+struct interval {
+	uint32_t first;
+	uint32_t last;
+};
+
+struct vc_draw_region {
+	long unsigned int from;
+	long unsigned int to;
+	int x;
+};
+
+struct circ_buf {
+	char *buf;
+	int head;
+	int tail;
 };
 
 struct serial_rs485 {
@@ -41826,12 +43277,6 @@ struct serial_iso7816 {
 	__u32 sc_di;
 	__u32 clk;
 	__u32 reserved[5];
-};
-
-struct circ_buf {
-	char *buf;
-	int head;
-	int tail;
 };
 
 struct uart_port;
@@ -41880,6 +43325,8 @@ struct uart_icount {
 typedef u64 upf_t;
 
 typedef unsigned int upstat_t;
+
+struct gpio_desc;
 
 struct uart_state;
 
@@ -41962,87 +43409,18 @@ struct uart_state {
 	struct uart_port *uart_port;
 };
 
-struct uart_driver {
-	struct module *owner;
-	const char *driver_name;
-	const char *dev_name;
-	int major;
-	int minor;
-	int nr;
-	struct console *cons;
-	struct uart_state *state;
-	struct tty_driver *tty_driver;
+struct earlycon_device {
+	struct console *con;
+	struct uart_port port;
+	char options[16];
+	unsigned int baud;
 };
 
-struct uart_match {
-	struct uart_port *port;
-	struct uart_driver *driver;
-};
-
-enum {
-	KERNEL_PARAM_FL_UNSAFE = 1,
-	KERNEL_PARAM_FL_HWPARAM = 2,
-};
-
-enum hwparam_type {
-	hwparam_ioport = 0,
-	hwparam_iomem = 1,
-	hwparam_ioport_or_iomem = 2,
-	hwparam_irq = 3,
-	hwparam_dma = 4,
-	hwparam_dma_addr = 5,
-	hwparam_other = 6,
-};
-
-struct platform_driver {
-	int (*probe)(struct platform_device *);
-	int (*remove)(struct platform_device *);
-	void (*remove_new)(struct platform_device *);
-	void (*shutdown)(struct platform_device *);
-	int (*suspend)(struct platform_device *, pm_message_t);
-	int (*resume)(struct platform_device *);
-	struct device_driver driver;
-	const struct platform_device_id *id_table;
-	bool prevent_deferred_probe;
-	bool driver_managed_dma;
-};
-
-struct plat_serial8250_port {
-	long unsigned int iobase;
-	void *membase;
-	resource_size_t mapbase;
-	unsigned int irq;
-	long unsigned int irqflags;
-	unsigned int uartclk;
-	void *private_data;
-	unsigned char regshift;
-	unsigned char iotype;
-	unsigned char hub6;
-	unsigned char has_sysrq;
-	upf_t flags;
-	unsigned int type;
-	unsigned int (*serial_in)(struct uart_port *, int);
-	void (*serial_out)(struct uart_port *, int, int);
-	void (*set_termios)(struct uart_port *, struct ktermios *, const struct ktermios *);
-	void (*set_ldisc)(struct uart_port *, struct ktermios *);
-	unsigned int (*get_mctrl)(struct uart_port *);
-	int (*handle_irq)(struct uart_port *);
-	void (*pm)(struct uart_port *, unsigned int, unsigned int);
-	void (*handle_break)(struct uart_port *);
-};
-
-enum {
-	PLAT8250_DEV_LEGACY = -1,
-	PLAT8250_DEV_PLATFORM = 0,
-	PLAT8250_DEV_PLATFORM1 = 1,
-	PLAT8250_DEV_PLATFORM2 = 2,
-	PLAT8250_DEV_FOURPORT = 3,
-	PLAT8250_DEV_ACCENT = 4,
-	PLAT8250_DEV_BOCA = 5,
-	PLAT8250_DEV_EXAR_ST16C554 = 6,
-	PLAT8250_DEV_HUB6 = 7,
-	PLAT8250_DEV_AU1X00 = 8,
-	PLAT8250_DEV_SM501 = 9,
+struct earlycon_id {
+	char name[15];
+	char name_term;
+	char compatible[128];
+	int (*setup)(struct earlycon_device *, const char *);
 };
 
 struct uart_8250_port;
@@ -42447,270 +43825,278 @@ struct dma_slave_map {
 	void *param;
 };
 
-struct old_serial_port {
-	unsigned int uart;
-	unsigned int baud_base;
-	unsigned int port;
-	unsigned int irq;
-	upf_t flags;
-	unsigned char io_type;
-	unsigned char *iomem_base;
-	short unsigned int iomem_reg_shift;
+struct dw8250_port_data {
+	int line;
+	struct uart_8250_dma dma;
+	u8 dlf_size;
+	bool hw_rs485_support;
 };
 
-struct irq_info {
-	struct hlist_node node;
-	int irq;
-	spinlock_t lock;
-	struct list_head *head;
+struct dw8250_platform_data {
+	u8 usr_reg;
+	u32 cpr_val;
+	unsigned int quirks;
 };
 
-struct serial8250_config {
-	const char *name;
-	short unsigned int fifo_size;
-	short unsigned int tx_loadsz;
-	unsigned char fcr;
-	unsigned char rxtrig_bytes[4];
-	unsigned int flags;
+struct reset_control;
+
+struct dw8250_data {
+	struct dw8250_port_data data;
+	const struct dw8250_platform_data *pdata;
+	int msr_mask_on;
+	int msr_mask_off;
+	struct clk *clk;
+	struct clk *pclk;
+	struct notifier_block clk_notifier;
+	struct work_struct clk_work;
+	struct reset_control *rst;
+	unsigned int skip_autocfg: 1;
+	unsigned int uart_16550_compatible: 1;
 };
 
-enum pci_ers_result {
-	PCI_ERS_RESULT_NONE = 1,
-	PCI_ERS_RESULT_CAN_RECOVER = 2,
-	PCI_ERS_RESULT_NEED_RESET = 3,
-	PCI_ERS_RESULT_DISCONNECT = 4,
-	PCI_ERS_RESULT_RECOVERED = 5,
-	PCI_ERS_RESULT_NO_AER_DRIVER = 6,
+struct exar8250_platform {
+	int (*rs485_config)(struct uart_port *, struct ktermios *, struct serial_rs485 *);
+	const struct serial_rs485 *rs485_supported;
+	int (*register_gpio)(struct pci_dev *, struct uart_8250_port *);
+	void (*unregister_gpio)(struct uart_8250_port *);
 };
 
-struct pciserial_board {
-	unsigned int flags;
+struct exar8250;
+
+struct exar8250_board {
 	unsigned int num_ports;
-	unsigned int base_baud;
-	unsigned int uart_offset;
 	unsigned int reg_shift;
-	unsigned int first_offset;
-};
-
-struct serial_private;
-
-struct pci_serial_quirk {
-	u32 vendor;
-	u32 device;
-	u32 subvendor;
-	u32 subdevice;
-	int (*probe)(struct pci_dev *);
-	int (*init)(struct pci_dev *);
-	int (*setup)(struct serial_private *, const struct pciserial_board *, struct uart_8250_port *, int);
+	int (*setup)(struct exar8250 *, struct pci_dev *, struct uart_8250_port *, int);
 	void (*exit)(struct pci_dev *);
 };
 
-struct serial_private {
-	struct pci_dev *dev;
+struct exar8250 {
 	unsigned int nr;
-	struct pci_serial_quirk *quirk;
-	const struct pciserial_board *board;
+	struct exar8250_board *board;
+	void *virt;
 	int line[0];
 };
 
-struct f815xxa_data {
-	spinlock_t lock;
-	int idx;
-};
-
-struct timedia_struct {
-	int num;
-	const short unsigned int *ids;
-};
-
-enum pci_board_num_t {
-	pbn_default = 0,
-	pbn_b0_1_115200 = 1,
-	pbn_b0_2_115200 = 2,
-	pbn_b0_4_115200 = 3,
-	pbn_b0_5_115200 = 4,
-	pbn_b0_8_115200 = 5,
-	pbn_b0_1_921600 = 6,
-	pbn_b0_2_921600 = 7,
-	pbn_b0_4_921600 = 8,
-	pbn_b0_2_1130000 = 9,
-	pbn_b0_4_1152000 = 10,
-	pbn_b0_4_1250000 = 11,
-	pbn_b0_2_1843200 = 12,
-	pbn_b0_4_1843200 = 13,
-	pbn_b0_1_15625000 = 14,
-	pbn_b0_bt_1_115200 = 15,
-	pbn_b0_bt_2_115200 = 16,
-	pbn_b0_bt_4_115200 = 17,
-	pbn_b0_bt_8_115200 = 18,
-	pbn_b0_bt_1_460800 = 19,
-	pbn_b0_bt_2_460800 = 20,
-	pbn_b0_bt_4_460800 = 21,
-	pbn_b0_bt_1_921600 = 22,
-	pbn_b0_bt_2_921600 = 23,
-	pbn_b0_bt_4_921600 = 24,
-	pbn_b0_bt_8_921600 = 25,
-	pbn_b1_1_115200 = 26,
-	pbn_b1_2_115200 = 27,
-	pbn_b1_4_115200 = 28,
-	pbn_b1_8_115200 = 29,
-	pbn_b1_16_115200 = 30,
-	pbn_b1_1_921600 = 31,
-	pbn_b1_2_921600 = 32,
-	pbn_b1_4_921600 = 33,
-	pbn_b1_8_921600 = 34,
-	pbn_b1_2_1250000 = 35,
-	pbn_b1_bt_1_115200 = 36,
-	pbn_b1_bt_2_115200 = 37,
-	pbn_b1_bt_4_115200 = 38,
-	pbn_b1_bt_2_921600 = 39,
-	pbn_b1_1_1382400 = 40,
-	pbn_b1_2_1382400 = 41,
-	pbn_b1_4_1382400 = 42,
-	pbn_b1_8_1382400 = 43,
-	pbn_b2_1_115200 = 44,
-	pbn_b2_2_115200 = 45,
-	pbn_b2_4_115200 = 46,
-	pbn_b2_8_115200 = 47,
-	pbn_b2_1_460800 = 48,
-	pbn_b2_4_460800 = 49,
-	pbn_b2_8_460800 = 50,
-	pbn_b2_16_460800 = 51,
-	pbn_b2_1_921600 = 52,
-	pbn_b2_4_921600 = 53,
-	pbn_b2_8_921600 = 54,
-	pbn_b2_8_1152000 = 55,
-	pbn_b2_bt_1_115200 = 56,
-	pbn_b2_bt_2_115200 = 57,
-	pbn_b2_bt_4_115200 = 58,
-	pbn_b2_bt_2_921600 = 59,
-	pbn_b2_bt_4_921600 = 60,
-	pbn_b3_2_115200 = 61,
-	pbn_b3_4_115200 = 62,
-	pbn_b3_8_115200 = 63,
-	pbn_b4_bt_2_921600 = 64,
-	pbn_b4_bt_4_921600 = 65,
-	pbn_b4_bt_8_921600 = 66,
-	pbn_panacom = 67,
-	pbn_panacom2 = 68,
-	pbn_panacom4 = 69,
-	pbn_plx_romulus = 70,
-	pbn_oxsemi = 71,
-	pbn_oxsemi_1_15625000 = 72,
-	pbn_oxsemi_2_15625000 = 73,
-	pbn_oxsemi_4_15625000 = 74,
-	pbn_oxsemi_8_15625000 = 75,
-	pbn_intel_i960 = 76,
-	pbn_sgi_ioc3 = 77,
-	pbn_computone_4 = 78,
-	pbn_computone_6 = 79,
-	pbn_computone_8 = 80,
-	pbn_sbsxrsio = 81,
-	pbn_pasemi_1682M = 82,
-	pbn_ni8430_2 = 83,
-	pbn_ni8430_4 = 84,
-	pbn_ni8430_8 = 85,
-	pbn_ni8430_16 = 86,
-	pbn_ADDIDATA_PCIe_1_3906250 = 87,
-	pbn_ADDIDATA_PCIe_2_3906250 = 88,
-	pbn_ADDIDATA_PCIe_4_3906250 = 89,
-	pbn_ADDIDATA_PCIe_8_3906250 = 90,
-	pbn_ce4100_1_115200 = 91,
-	pbn_omegapci = 92,
-	pbn_NETMOS9900_2s_115200 = 93,
-	pbn_brcm_trumanage = 94,
-	pbn_fintek_4 = 95,
-	pbn_fintek_8 = 96,
-	pbn_fintek_12 = 97,
-	pbn_fintek_F81504A = 98,
-	pbn_fintek_F81508A = 99,
-	pbn_fintek_F81512A = 100,
-	pbn_wch382_2 = 101,
-	pbn_wch384_4 = 102,
-	pbn_wch384_8 = 103,
-	pbn_sunix_pci_1s = 104,
-	pbn_sunix_pci_2s = 105,
-	pbn_sunix_pci_4s = 106,
-	pbn_sunix_pci_8s = 107,
-	pbn_sunix_pci_16s = 108,
-	pbn_titan_1_4000000 = 109,
-	pbn_titan_2_4000000 = 110,
-	pbn_titan_4_4000000 = 111,
-	pbn_titan_8_4000000 = 112,
-	pbn_moxa8250_2p = 113,
-	pbn_moxa8250_4p = 114,
-	pbn_moxa8250_8p = 115,
-};
-
-struct earlycon_device {
-	struct console *con;
-	struct uart_port port;
-	char options[16];
-	unsigned int baud;
-};
-
-struct earlycon_id {
-	char name[15];
-	char name_term;
-	char compatible[128];
-	int (*setup)(struct earlycon_device *, const char *);
-};
-
-struct hsu_dma_slave {
+struct dw_dma_slave {
 	struct device *dma_dev;
-	int chan_id;
+	u8 src_id;
+	u8 dst_id;
+	u8 m_master;
+	u8 p_master;
+	u8 channels;
+	bool hs_polarity;
 };
 
-struct hsu_dma;
+struct dw_dma_platform_data {
+	u32 nr_masters;
+	u32 nr_channels;
+	u32 chan_allocation_order;
+	u32 chan_priority;
+	u32 block_size;
+	u32 data_width[4];
+	u32 multi_block[8];
+	u32 max_burst[8];
+	u32 protctl;
+	u32 quirks;
+};
 
-struct hsu_dma_chip {
+struct dw_dma;
+
+struct dw_dma_chip {
 	struct device *dev;
+	int id;
 	int irq;
 	void *regs;
-	unsigned int length;
-	unsigned int offset;
-	struct hsu_dma *hsu;
+	struct clk *clk;
+	struct dw_dma *dw;
+	const struct dw_dma_platform_data *pdata;
 };
 
-struct mid8250;
+struct lpss8250;
 
-struct mid8250_board {
+struct lpss8250_board {
 	long unsigned int freq;
 	unsigned int base_baud;
-	unsigned int bar;
-	int (*setup)(struct mid8250 *, struct uart_port *);
-	void (*exit)(struct mid8250 *);
+	int (*setup)(struct lpss8250 *, struct uart_port *);
+	void (*exit)(struct lpss8250 *);
 };
 
-struct mid8250 {
-	int line;
-	int dma_index;
-	struct pci_dev *dma_dev;
-	struct uart_8250_dma dma;
-	struct mid8250_board *board;
-	struct hsu_dma_chip dma_chip;
+struct lpss8250 {
+	struct dw8250_port_data data;
+	struct lpss8250_board *board;
+	struct dw_dma_chip dma_chip;
+	struct dw_dma_slave dma_param;
+	u8 dma_maxburst;
 };
 
-struct memdev {
-	const char *name;
-	umode_t mode;
-	const struct file_operations *fops;
-	fmode_t fmode;
+struct pericom8250 {
+	void *virt;
+	unsigned int nr;
+	int line[0];
 };
 
-struct fwnode_link {
-	struct fwnode_handle *supplier;
-	struct list_head s_hook;
-	struct fwnode_handle *consumer;
-	struct list_head c_hook;
-	u8 flags;
+struct timer_rand_state {
+	long unsigned int last_time;
+	long int last_delta;
+	long int last_delta2;
 };
 
-enum dpm_order {
-	DPM_ORDER_NONE = 0,
-	DPM_ORDER_DEV_AFTER_PARENT = 1,
-	DPM_ORDER_PARENT_BEFORE_DEV = 2,
-	DPM_ORDER_DEV_LAST = 3,
+enum chacha_constants {
+	CHACHA_CONSTANT_EXPA = 1634760805,
+	CHACHA_CONSTANT_ND_3 = 857760878,
+	CHACHA_CONSTANT_2_BY = 2036477234,
+	CHACHA_CONSTANT_TE_K = 1797285236,
+};
+
+enum blake2s_iv {
+	BLAKE2S_IV0 = 1779033703,
+	BLAKE2S_IV1 = 3144134277,
+	BLAKE2S_IV2 = 1013904242,
+	BLAKE2S_IV3 = 2773480762,
+	BLAKE2S_IV4 = 1359893119,
+	BLAKE2S_IV5 = 2600822924,
+	BLAKE2S_IV6 = 528734635,
+	BLAKE2S_IV7 = 1541459225,
+};
+
+enum {
+	CRNG_EMPTY = 0,
+	CRNG_EARLY = 1,
+	CRNG_READY = 2,
+};
+
+enum {
+	CRNG_RESEED_START_INTERVAL = 250,
+	CRNG_RESEED_INTERVAL = 15000,
+};
+
+struct crng {
+	u8 key[32];
+	long unsigned int generation;
+	local_lock_t lock;
+};
+
+struct batch_u8 {
+	u8 entropy[96];
+	local_lock_t lock;
+	long unsigned int generation;
+	unsigned int position;
+};
+
+struct batch_u16 {
+	u16 entropy[48];
+	local_lock_t lock;
+	long unsigned int generation;
+	unsigned int position;
+};
+
+struct batch_u32 {
+	u32 entropy[24];
+	local_lock_t lock;
+	long unsigned int generation;
+	unsigned int position;
+};
+
+struct batch_u64 {
+	u64 entropy[12];
+	local_lock_t lock;
+	long unsigned int generation;
+	unsigned int position;
+};
+
+enum {
+	POOL_BITS = 256,
+	POOL_READY_BITS = 256,
+	POOL_EARLY_BITS = 128,
+};
+
+struct fast_pool {
+	long unsigned int pool[4];
+	long unsigned int last;
+	unsigned int count;
+	struct timer_list mix;
+};
+
+struct entropy_timer_state {
+	long unsigned int entropy;
+	struct timer_list timer;
+	unsigned int samples;
+	unsigned int samples_per_bit;
+};
+
+enum {
+	NUM_TRIAL_SAMPLES = 8192,
+	MAX_SAMPLES_PER_BIT = 16,
+};
+
+enum {
+	MIX_INFLIGHT = 2147483648,
+};
+
+struct component_ops {
+	int (*bind)(struct device *, struct device *, void *);
+	void (*unbind)(struct device *, struct device *, void *);
+};
+
+struct component_master_ops {
+	int (*bind)(struct device *);
+	void (*unbind)(struct device *);
+};
+
+struct component;
+
+struct component_match_array {
+	void *data;
+	int (*compare)(struct device *, void *);
+	int (*compare_typed)(struct device *, int, void *);
+	void (*release)(struct device *, void *);
+	struct component *component;
+	bool duplicate;
+};
+
+struct aggregate_device;
+
+struct component {
+	struct list_head node;
+	struct aggregate_device *adev;
+	bool bound;
+	const struct component_ops *ops;
+	int subcomponent;
+	struct device *dev;
+};
+
+struct component_match {
+	size_t alloc;
+	size_t num;
+	struct component_match_array *compare;
+};
+
+struct aggregate_device {
+	struct list_head node;
+	bool bound;
+	const struct component_master_ops *ops;
+	struct device *parent;
+	struct component_match *match;
+};
+
+struct klist_node;
+
+struct klist {
+	spinlock_t k_lock;
+	struct list_head k_list;
+	void (*get)(struct klist_node *);
+	void (*put)(struct klist_node *);
+};
+
+struct klist_node {
+	void *n_klist;
+	struct list_head n_node;
+	struct kref n_ref;
+};
+
+struct klist_iter {
+	struct klist *i_klist;
+	struct klist_node *i_cur;
 };
 
 struct subsys_private {
@@ -42728,11 +44114,15 @@ struct subsys_private {
 	struct class *class;
 };
 
-struct class_interface {
-	struct list_head node;
-	struct class *class;
-	int (*add_dev)(struct device *, struct class_interface *);
-	void (*remove_dev)(struct device *, struct class_interface *);
+struct bus_attribute {
+	struct attribute attr;
+	ssize_t (*show)(struct bus_type *, char *);
+	ssize_t (*store)(struct bus_type *, const char *, size_t);
+};
+
+struct subsys_dev_iter {
+	struct klist_iter ki;
+	const struct device_type *type;
 };
 
 struct driver_private {
@@ -42743,18 +44133,12 @@ struct driver_private {
 	struct device_driver *driver;
 };
 
-struct dev_ext_attribute {
-	struct device_attribute attr;
-	void *var;
-};
-
-enum device_link_state {
-	DL_STATE_NONE = -1,
-	DL_STATE_DORMANT = 0,
-	DL_STATE_AVAILABLE = 1,
-	DL_STATE_CONSUMER_PROBE = 2,
-	DL_STATE_ACTIVE = 3,
-	DL_STATE_SUPPLIER_UNBIND = 4,
+struct subsys_interface {
+	const char *name;
+	struct bus_type *subsys;
+	struct list_head node;
+	int (*add_dev)(struct device *, struct subsys_interface *);
+	void (*remove_dev)(struct device *, struct subsys_interface *);
 };
 
 struct device_private {
@@ -42770,85 +44154,91 @@ struct device_private {
 	u8 dead: 1;
 };
 
-struct device_link {
-	struct device *supplier;
-	struct list_head s_node;
-	struct device *consumer;
-	struct list_head c_node;
-	struct device link_dev;
-	enum device_link_state status;
-	u32 flags;
-	refcount_t rpm_active;
-	struct kref kref;
-	struct work_struct rm_work;
-	bool supplier_preactivated;
+struct device_attach_data {
+	struct device *dev;
+	bool check_async;
+	bool want_async;
+	bool have_async;
 };
 
-union device_attr_group_devres {
-	const struct attribute_group *group;
-	const struct attribute_group **groups;
+struct class_dev_iter {
+	struct klist_iter ki;
+	const struct device_type *type;
 };
 
-struct class_dir {
-	struct kobject kobj;
-	struct class *class;
-};
-
-struct root_device {
-	struct device dev;
-	struct module *owner;
-};
-
-struct driver_attribute {
+struct class_attribute {
 	struct attribute attr;
-	ssize_t (*show)(struct device_driver *, char *);
-	ssize_t (*store)(struct device_driver *, const char *, size_t);
+	ssize_t (*show)(struct class *, struct class_attribute *, char *);
+	ssize_t (*store)(struct class *, struct class_attribute *, const char *, size_t);
 };
 
-struct platform_device_info {
-	struct device *parent;
-	struct fwnode_handle *fwnode;
-	bool of_node_reused;
-	const char *name;
-	int id;
-	const struct resource *res;
-	unsigned int num_res;
-	const void *data;
-	size_t size_data;
-	u64 dma_mask;
-	const struct property_entry *properties;
+struct class_attribute_string {
+	struct class_attribute attr;
+	char *str;
 };
 
-struct software_node {
-	const char *name;
-	const struct software_node *parent;
-	const struct property_entry *properties;
-};
-
-struct irq_affinity_devres {
-	unsigned int count;
-	unsigned int irq[0];
-};
-
-struct platform_object {
-	struct platform_device pdev;
-	char name[0];
-};
-
-struct attribute_container {
+struct class_interface {
 	struct list_head node;
-	struct klist containers;
 	struct class *class;
-	const struct attribute_group *grp;
-	struct device_attribute **attrs;
-	int (*match)(struct attribute_container *, struct device *);
-	long unsigned int flags;
+	int (*add_dev)(struct device *, struct class_interface *);
+	void (*remove_dev)(struct device *, struct class_interface *);
 };
 
-struct internal_container {
-	struct klist_node node;
-	struct attribute_container *cont;
-	struct device classdev;
+struct class_compat {
+	struct kobject *kobj;
+};
+
+struct cpu_attr {
+	struct device_attribute attr;
+	const struct cpumask * const map;
+};
+
+struct probe {
+	struct probe *next;
+	dev_t dev;
+	long unsigned int range;
+	struct module *owner;
+	kobj_probe_t *get;
+	int (*lock)(dev_t, void *);
+	void *data;
+};
+
+struct kobj_map {
+	struct probe *probes[255];
+	struct mutex *lock;
+};
+
+struct devres_node {
+	struct list_head entry;
+	dr_release_t release;
+	const char *name;
+	size_t size;
+};
+
+struct devres {
+	struct devres_node node;
+	u8 data[0];
+};
+
+struct devres_group {
+	struct devres_node node[2];
+	void *id;
+	int color;
+};
+
+struct action_devres {
+	void *data;
+	void (*action)(void *);
+};
+
+struct pages_devres {
+	long unsigned int addr;
+	unsigned int order;
+};
+
+struct container_dev {
+	struct device dev;
+	int (*offline)(struct container_dev *);
 };
 
 typedef void * (*devcon_match_fn_t)(struct fwnode_handle *, const char *, void *);
@@ -42998,11 +44388,6 @@ struct req {
 };
 
 typedef long unsigned int __kernel_old_dev_t;
-
-struct req_iterator {
-	struct bvec_iter iter;
-	struct bio *bio;
-};
 
 enum {
 	LO_FLAGS_READ_ONLY = 1,
@@ -43168,10 +44553,6 @@ struct serio_event {
 	struct list_head node;
 };
 
-enum {
-	KERNEL_PARAM_OPS_FL_NOARG = 1,
-};
-
 enum i8042_controller_reset_mode {
 	I8042_RESET_NEVER = 0,
 	I8042_RESET_ALWAYS = 1,
@@ -43184,6 +44565,13 @@ struct i8042_port {
 	bool exists;
 	bool driver_bound;
 	signed char mux;
+};
+
+enum input_clock_type {
+	INPUT_CLK_REAL = 0,
+	INPUT_CLK_MONO = 1,
+	INPUT_CLK_BOOT = 2,
+	INPUT_CLK_MAX = 3,
 };
 
 struct ps2dev {
@@ -43204,6 +44592,198 @@ struct input_event {
 	__s32 value;
 };
 
+struct ff_replay {
+	__u16 length;
+	__u16 delay;
+};
+
+struct ff_trigger {
+	__u16 button;
+	__u16 interval;
+};
+
+struct ff_envelope {
+	__u16 attack_length;
+	__u16 attack_level;
+	__u16 fade_length;
+	__u16 fade_level;
+};
+
+struct ff_constant_effect {
+	__s16 level;
+	struct ff_envelope envelope;
+};
+
+struct ff_ramp_effect {
+	__s16 start_level;
+	__s16 end_level;
+	struct ff_envelope envelope;
+};
+
+struct ff_condition_effect {
+	__u16 right_saturation;
+	__u16 left_saturation;
+	__s16 right_coeff;
+	__s16 left_coeff;
+	__u16 deadband;
+	__s16 center;
+};
+
+struct ff_periodic_effect {
+	__u16 waveform;
+	__u16 period;
+	__s16 magnitude;
+	__s16 offset;
+	__u16 phase;
+	struct ff_envelope envelope;
+	__u32 custom_len;
+	__s16 *custom_data;
+};
+
+struct ff_rumble_effect {
+	__u16 strong_magnitude;
+	__u16 weak_magnitude;
+};
+
+struct ff_effect {
+	__u16 type;
+	__s16 id;
+	__u16 direction;
+	struct ff_trigger trigger;
+	struct ff_replay replay;
+	union {
+		struct ff_constant_effect constant;
+		struct ff_ramp_effect ramp;
+		struct ff_periodic_effect periodic;
+		struct ff_condition_effect condition[2];
+		struct ff_rumble_effect rumble;
+	} u;
+};
+
+struct input_id {
+	__u16 bustype;
+	__u16 vendor;
+	__u16 product;
+	__u16 version;
+};
+
+struct input_absinfo {
+	__s32 value;
+	__s32 minimum;
+	__s32 maximum;
+	__s32 fuzz;
+	__s32 flat;
+	__s32 resolution;
+};
+
+struct input_keymap_entry {
+	__u8 flags;
+	__u8 len;
+	__u16 index;
+	__u32 keycode;
+	__u8 scancode[32];
+};
+
+struct input_device_id {
+	kernel_ulong_t flags;
+	__u16 bustype;
+	__u16 vendor;
+	__u16 product;
+	__u16 version;
+	kernel_ulong_t evbit[1];
+	kernel_ulong_t keybit[12];
+	kernel_ulong_t relbit[1];
+	kernel_ulong_t absbit[1];
+	kernel_ulong_t mscbit[1];
+	kernel_ulong_t ledbit[1];
+	kernel_ulong_t sndbit[1];
+	kernel_ulong_t ffbit[2];
+	kernel_ulong_t swbit[1];
+	kernel_ulong_t propbit[1];
+	kernel_ulong_t driver_info;
+};
+
+struct input_value {
+	__u16 type;
+	__u16 code;
+	__s32 value;
+};
+
+struct ff_device;
+
+struct input_dev_poller;
+
+struct input_mt;
+
+struct input_handle;
+
+struct input_dev {
+	const char *name;
+	const char *phys;
+	const char *uniq;
+	struct input_id id;
+	long unsigned int propbit[1];
+	long unsigned int evbit[1];
+	long unsigned int keybit[12];
+	long unsigned int relbit[1];
+	long unsigned int absbit[1];
+	long unsigned int mscbit[1];
+	long unsigned int ledbit[1];
+	long unsigned int sndbit[1];
+	long unsigned int ffbit[2];
+	long unsigned int swbit[1];
+	unsigned int hint_events_per_packet;
+	unsigned int keycodemax;
+	unsigned int keycodesize;
+	void *keycode;
+	int (*setkeycode)(struct input_dev *, const struct input_keymap_entry *, unsigned int *);
+	int (*getkeycode)(struct input_dev *, struct input_keymap_entry *);
+	struct ff_device *ff;
+	struct input_dev_poller *poller;
+	unsigned int repeat_key;
+	struct timer_list timer;
+	int rep[2];
+	struct input_mt *mt;
+	struct input_absinfo *absinfo;
+	long unsigned int key[12];
+	long unsigned int led[1];
+	long unsigned int snd[1];
+	long unsigned int sw[1];
+	int (*open)(struct input_dev *);
+	void (*close)(struct input_dev *);
+	int (*flush)(struct input_dev *, struct file *);
+	int (*event)(struct input_dev *, unsigned int, unsigned int, int);
+	struct input_handle *grab;
+	spinlock_t event_lock;
+	struct mutex mutex;
+	unsigned int users;
+	bool going_away;
+	struct device dev;
+	struct list_head h_list;
+	struct list_head node;
+	unsigned int num_vals;
+	unsigned int max_vals;
+	struct input_value *vals;
+	bool devres_managed;
+	ktime_t timestamp[3];
+	bool inhibited;
+};
+
+struct ff_device {
+	int (*upload)(struct input_dev *, struct ff_effect *, struct ff_effect *);
+	int (*erase)(struct input_dev *, int);
+	int (*playback)(struct input_dev *, int, int);
+	void (*set_gain)(struct input_dev *, u16);
+	void (*set_autocenter)(struct input_dev *, u16);
+	void (*destroy)(struct ff_device *);
+	void *private;
+	long unsigned int ffbit[2];
+	struct mutex mutex;
+	int max_effects;
+	struct ff_effect *effects;
+	struct file *effect_owners[0];
+};
+
 struct input_mt_slot {
 	int abs[14];
 	unsigned int frame;
@@ -43220,44 +44800,55 @@ struct input_mt {
 	struct input_mt_slot slots[0];
 };
 
+struct input_handler;
+
+struct input_handle {
+	void *private;
+	int open;
+	const char *name;
+	struct input_dev *dev;
+	struct input_handler *handler;
+	struct list_head d_node;
+	struct list_head h_node;
+};
+
+struct input_handler {
+	void *private;
+	void (*event)(struct input_handle *, unsigned int, unsigned int, int);
+	void (*events)(struct input_handle *, const struct input_value *, unsigned int);
+	bool (*filter)(struct input_handle *, unsigned int, unsigned int, int);
+	bool (*match)(struct input_handler *, struct input_dev *);
+	int (*connect)(struct input_handler *, struct input_dev *, const struct input_device_id *);
+	void (*disconnect)(struct input_handle *);
+	void (*start)(struct input_handle *);
+	bool legacy_minors;
+	int minor;
+	const char *name;
+	const struct input_device_id *id_table;
+	struct list_head h_list;
+	struct list_head node;
+};
+
 struct input_mt_pos {
 	s16 x;
 	s16 y;
 };
 
-struct vivaldi_data {
-	u32 function_row_physmap[24];
-	unsigned int num_function_row_keys;
+struct input_dev_poller {
+	void (*poll)(struct input_dev *);
+	unsigned int poll_interval;
+	unsigned int poll_interval_max;
+	unsigned int poll_interval_min;
+	struct input_dev *input;
+	struct delayed_work work;
 };
 
-struct atkbd {
-	struct ps2dev ps2dev;
-	struct input_dev *dev;
-	char name[64];
-	char phys[32];
-	short unsigned int id;
-	short unsigned int keycode[512];
-	long unsigned int force_release_mask[8];
-	unsigned char set;
-	bool translated;
-	bool extra;
-	bool write;
-	bool softrepeat;
-	bool softraw;
-	bool scroll;
-	bool enabled;
-	unsigned char emul;
-	bool resend;
-	bool release;
-	long unsigned int xl_bit;
-	unsigned int last;
-	long unsigned int time;
-	long unsigned int err_count;
-	struct delayed_work event_work;
-	long unsigned int event_jiffies;
-	long unsigned int event_mask;
-	struct mutex mutex;
-	struct vivaldi_data vdata;
+struct touchscreen_properties {
+	unsigned int max_x;
+	unsigned int max_y;
+	bool invert_x;
+	bool invert_y;
+	bool swap_x_y;
 };
 
 enum psmouse_state {
@@ -43358,6 +44949,14 @@ struct psmouse {
 	int (*poll)(struct psmouse *);
 	void (*pt_activate)(struct psmouse *);
 	void (*pt_deactivate)(struct psmouse *);
+};
+
+struct psmouse_attribute {
+	struct device_attribute dattr;
+	void *data;
+	ssize_t (*show)(struct psmouse *, void *, char *);
+	ssize_t (*set)(struct psmouse *, void *, const char *, size_t);
+	bool protect;
 };
 
 struct focaltech_finger_state {
@@ -43468,14 +45067,6 @@ struct alps_data {
 	struct timer_list timer;
 };
 
-struct psmouse_attribute {
-	struct device_attribute dattr;
-	void *data;
-	ssize_t (*show)(struct psmouse *, void *, char *);
-	ssize_t (*set)(struct psmouse *, void *, const char *, size_t);
-	bool protect;
-};
-
 struct trackpoint_data {
 	u8 variant_id;
 	u8 firmware_id;
@@ -43503,20 +45094,28 @@ struct trackpoint_attr_data {
 	u8 power_on_default;
 };
 
+struct rtc_time {
+	int tm_sec;
+	int tm_min;
+	int tm_hour;
+	int tm_mday;
+	int tm_mon;
+	int tm_year;
+	int tm_wday;
+	int tm_yday;
+	int tm_isdst;
+};
+
 struct mc146818_get_time_callback_param {
 	struct rtc_time *time;
 	unsigned char ctrl;
 	unsigned char century;
 };
 
-enum {
-	POWER_SUPPLY_TECHNOLOGY_UNKNOWN = 0,
-	POWER_SUPPLY_TECHNOLOGY_NiMH = 1,
-	POWER_SUPPLY_TECHNOLOGY_LION = 2,
-	POWER_SUPPLY_TECHNOLOGY_LIPO = 3,
-	POWER_SUPPLY_TECHNOLOGY_LiFe = 4,
-	POWER_SUPPLY_TECHNOLOGY_NiCd = 5,
-	POWER_SUPPLY_TECHNOLOGY_LiMn = 6,
+struct of_phandle_args {
+	struct device_node *np;
+	int args_count;
+	uint32_t args[16];
 };
 
 enum {
@@ -43525,231 +45124,8 @@ enum {
 	POWER_SUPPLY_SCOPE_DEVICE = 2,
 };
 
-enum power_supply_property {
-	POWER_SUPPLY_PROP_STATUS = 0,
-	POWER_SUPPLY_PROP_CHARGE_TYPE = 1,
-	POWER_SUPPLY_PROP_HEALTH = 2,
-	POWER_SUPPLY_PROP_PRESENT = 3,
-	POWER_SUPPLY_PROP_ONLINE = 4,
-	POWER_SUPPLY_PROP_AUTHENTIC = 5,
-	POWER_SUPPLY_PROP_TECHNOLOGY = 6,
-	POWER_SUPPLY_PROP_CYCLE_COUNT = 7,
-	POWER_SUPPLY_PROP_VOLTAGE_MAX = 8,
-	POWER_SUPPLY_PROP_VOLTAGE_MIN = 9,
-	POWER_SUPPLY_PROP_VOLTAGE_MAX_DESIGN = 10,
-	POWER_SUPPLY_PROP_VOLTAGE_MIN_DESIGN = 11,
-	POWER_SUPPLY_PROP_VOLTAGE_NOW = 12,
-	POWER_SUPPLY_PROP_VOLTAGE_AVG = 13,
-	POWER_SUPPLY_PROP_VOLTAGE_OCV = 14,
-	POWER_SUPPLY_PROP_VOLTAGE_BOOT = 15,
-	POWER_SUPPLY_PROP_CURRENT_MAX = 16,
-	POWER_SUPPLY_PROP_CURRENT_NOW = 17,
-	POWER_SUPPLY_PROP_CURRENT_AVG = 18,
-	POWER_SUPPLY_PROP_CURRENT_BOOT = 19,
-	POWER_SUPPLY_PROP_POWER_NOW = 20,
-	POWER_SUPPLY_PROP_POWER_AVG = 21,
-	POWER_SUPPLY_PROP_CHARGE_FULL_DESIGN = 22,
-	POWER_SUPPLY_PROP_CHARGE_EMPTY_DESIGN = 23,
-	POWER_SUPPLY_PROP_CHARGE_FULL = 24,
-	POWER_SUPPLY_PROP_CHARGE_EMPTY = 25,
-	POWER_SUPPLY_PROP_CHARGE_NOW = 26,
-	POWER_SUPPLY_PROP_CHARGE_AVG = 27,
-	POWER_SUPPLY_PROP_CHARGE_COUNTER = 28,
-	POWER_SUPPLY_PROP_CONSTANT_CHARGE_CURRENT = 29,
-	POWER_SUPPLY_PROP_CONSTANT_CHARGE_CURRENT_MAX = 30,
-	POWER_SUPPLY_PROP_CONSTANT_CHARGE_VOLTAGE = 31,
-	POWER_SUPPLY_PROP_CONSTANT_CHARGE_VOLTAGE_MAX = 32,
-	POWER_SUPPLY_PROP_CHARGE_CONTROL_LIMIT = 33,
-	POWER_SUPPLY_PROP_CHARGE_CONTROL_LIMIT_MAX = 34,
-	POWER_SUPPLY_PROP_CHARGE_CONTROL_START_THRESHOLD = 35,
-	POWER_SUPPLY_PROP_CHARGE_CONTROL_END_THRESHOLD = 36,
-	POWER_SUPPLY_PROP_CHARGE_BEHAVIOUR = 37,
-	POWER_SUPPLY_PROP_INPUT_CURRENT_LIMIT = 38,
-	POWER_SUPPLY_PROP_INPUT_VOLTAGE_LIMIT = 39,
-	POWER_SUPPLY_PROP_INPUT_POWER_LIMIT = 40,
-	POWER_SUPPLY_PROP_ENERGY_FULL_DESIGN = 41,
-	POWER_SUPPLY_PROP_ENERGY_EMPTY_DESIGN = 42,
-	POWER_SUPPLY_PROP_ENERGY_FULL = 43,
-	POWER_SUPPLY_PROP_ENERGY_EMPTY = 44,
-	POWER_SUPPLY_PROP_ENERGY_NOW = 45,
-	POWER_SUPPLY_PROP_ENERGY_AVG = 46,
-	POWER_SUPPLY_PROP_CAPACITY = 47,
-	POWER_SUPPLY_PROP_CAPACITY_ALERT_MIN = 48,
-	POWER_SUPPLY_PROP_CAPACITY_ALERT_MAX = 49,
-	POWER_SUPPLY_PROP_CAPACITY_ERROR_MARGIN = 50,
-	POWER_SUPPLY_PROP_CAPACITY_LEVEL = 51,
-	POWER_SUPPLY_PROP_TEMP = 52,
-	POWER_SUPPLY_PROP_TEMP_MAX = 53,
-	POWER_SUPPLY_PROP_TEMP_MIN = 54,
-	POWER_SUPPLY_PROP_TEMP_ALERT_MIN = 55,
-	POWER_SUPPLY_PROP_TEMP_ALERT_MAX = 56,
-	POWER_SUPPLY_PROP_TEMP_AMBIENT = 57,
-	POWER_SUPPLY_PROP_TEMP_AMBIENT_ALERT_MIN = 58,
-	POWER_SUPPLY_PROP_TEMP_AMBIENT_ALERT_MAX = 59,
-	POWER_SUPPLY_PROP_TIME_TO_EMPTY_NOW = 60,
-	POWER_SUPPLY_PROP_TIME_TO_EMPTY_AVG = 61,
-	POWER_SUPPLY_PROP_TIME_TO_FULL_NOW = 62,
-	POWER_SUPPLY_PROP_TIME_TO_FULL_AVG = 63,
-	POWER_SUPPLY_PROP_TYPE = 64,
-	POWER_SUPPLY_PROP_USB_TYPE = 65,
-	POWER_SUPPLY_PROP_SCOPE = 66,
-	POWER_SUPPLY_PROP_PRECHARGE_CURRENT = 67,
-	POWER_SUPPLY_PROP_CHARGE_TERM_CURRENT = 68,
-	POWER_SUPPLY_PROP_CALIBRATE = 69,
-	POWER_SUPPLY_PROP_MANUFACTURE_YEAR = 70,
-	POWER_SUPPLY_PROP_MANUFACTURE_MONTH = 71,
-	POWER_SUPPLY_PROP_MANUFACTURE_DAY = 72,
-	POWER_SUPPLY_PROP_MODEL_NAME = 73,
-	POWER_SUPPLY_PROP_MANUFACTURER = 74,
-	POWER_SUPPLY_PROP_SERIAL_NUMBER = 75,
-};
-
-enum power_supply_type {
-	POWER_SUPPLY_TYPE_UNKNOWN = 0,
-	POWER_SUPPLY_TYPE_BATTERY = 1,
-	POWER_SUPPLY_TYPE_UPS = 2,
-	POWER_SUPPLY_TYPE_MAINS = 3,
-	POWER_SUPPLY_TYPE_USB = 4,
-	POWER_SUPPLY_TYPE_USB_DCP = 5,
-	POWER_SUPPLY_TYPE_USB_CDP = 6,
-	POWER_SUPPLY_TYPE_USB_ACA = 7,
-	POWER_SUPPLY_TYPE_USB_TYPE_C = 8,
-	POWER_SUPPLY_TYPE_USB_PD = 9,
-	POWER_SUPPLY_TYPE_USB_PD_DRP = 10,
-	POWER_SUPPLY_TYPE_APPLE_BRICK_ID = 11,
-	POWER_SUPPLY_TYPE_WIRELESS = 12,
-};
-
-enum power_supply_usb_type {
-	POWER_SUPPLY_USB_TYPE_UNKNOWN = 0,
-	POWER_SUPPLY_USB_TYPE_SDP = 1,
-	POWER_SUPPLY_USB_TYPE_DCP = 2,
-	POWER_SUPPLY_USB_TYPE_CDP = 3,
-	POWER_SUPPLY_USB_TYPE_ACA = 4,
-	POWER_SUPPLY_USB_TYPE_C = 5,
-	POWER_SUPPLY_USB_TYPE_PD = 6,
-	POWER_SUPPLY_USB_TYPE_PD_DRP = 7,
-	POWER_SUPPLY_USB_TYPE_PD_PPS = 8,
-	POWER_SUPPLY_USB_TYPE_APPLE_BRICK_ID = 9,
-};
-
 enum power_supply_notifier_events {
 	PSY_EVENT_PROP_CHANGED = 0,
-};
-
-union power_supply_propval {
-	int intval;
-	const char *strval;
-};
-
-struct power_supply_config {
-	struct device_node *of_node;
-	struct fwnode_handle *fwnode;
-	void *drv_data;
-	const struct attribute_group **attr_grp;
-	char **supplied_to;
-	size_t num_supplicants;
-};
-
-struct power_supply;
-
-struct power_supply_desc {
-	const char *name;
-	enum power_supply_type type;
-	const enum power_supply_usb_type *usb_types;
-	size_t num_usb_types;
-	const enum power_supply_property *properties;
-	size_t num_properties;
-	int (*get_property)(struct power_supply *, enum power_supply_property, union power_supply_propval *);
-	int (*set_property)(struct power_supply *, enum power_supply_property, const union power_supply_propval *);
-	int (*property_is_writeable)(struct power_supply *, enum power_supply_property);
-	void (*external_power_changed)(struct power_supply *);
-	void (*set_charged)(struct power_supply *);
-	bool no_thermal;
-	int use_for_apm;
-};
-
-struct thermal_zone_device;
-
-struct power_supply {
-	const struct power_supply_desc *desc;
-	char **supplied_to;
-	size_t num_supplicants;
-	char **supplied_from;
-	size_t num_supplies;
-	struct device_node *of_node;
-	void *drv_data;
-	struct device dev;
-	struct work_struct changed_work;
-	struct delayed_work deferred_register_work;
-	spinlock_t changed_lock;
-	bool changed;
-	bool initialized;
-	bool removing;
-	atomic_t use_cnt;
-	struct thermal_zone_device *tzd;
-	struct thermal_cooling_device *tcd;
-};
-
-enum thermal_device_mode {
-	THERMAL_DEVICE_DISABLED = 0,
-	THERMAL_DEVICE_ENABLED = 1,
-};
-
-enum thermal_notify_event {
-	THERMAL_EVENT_UNSPECIFIED = 0,
-	THERMAL_EVENT_TEMP_SAMPLE = 1,
-	THERMAL_TRIP_VIOLATED = 2,
-	THERMAL_TRIP_CHANGED = 3,
-	THERMAL_DEVICE_DOWN = 4,
-	THERMAL_DEVICE_UP = 5,
-	THERMAL_DEVICE_POWER_CAPABILITY_CHANGED = 6,
-	THERMAL_TABLE_CHANGED = 7,
-	THERMAL_EVENT_KEEP_ALIVE = 8,
-};
-
-struct thermal_attr;
-
-struct thermal_trip;
-
-struct thermal_zone_device_ops;
-
-struct thermal_zone_params;
-
-struct thermal_governor;
-
-struct thermal_zone_device {
-	int id;
-	char type[20];
-	struct device device;
-	struct attribute_group trips_attribute_group;
-	struct thermal_attr *trip_temp_attrs;
-	struct thermal_attr *trip_type_attrs;
-	struct thermal_attr *trip_hyst_attrs;
-	enum thermal_device_mode mode;
-	void *devdata;
-	struct thermal_trip *trips;
-	int num_trips;
-	long unsigned int trips_disabled;
-	long unsigned int passive_delay_jiffies;
-	long unsigned int polling_delay_jiffies;
-	int temperature;
-	int last_temperature;
-	int emul_temperature;
-	int passive;
-	int prev_low_trip;
-	int prev_high_trip;
-	atomic_t need_update;
-	struct thermal_zone_device_ops *ops;
-	struct thermal_zone_params *tzp;
-	struct thermal_governor *governor;
-	void *governor_data;
-	struct list_head thermal_instances;
-	struct ida ida;
-	struct mutex lock;
-	struct list_head node;
-	struct delayed_work poll_queue;
-	enum thermal_notify_event notify_event;
 };
 
 struct power_supply_battery_ocv_table {
@@ -43814,76 +45190,6 @@ struct power_supply_battery_info {
 	int bti_resistance_tolerance;
 };
 
-enum thermal_trip_type {
-	THERMAL_TRIP_ACTIVE = 0,
-	THERMAL_TRIP_PASSIVE = 1,
-	THERMAL_TRIP_HOT = 2,
-	THERMAL_TRIP_CRITICAL = 3,
-};
-
-enum thermal_trend {
-	THERMAL_TREND_STABLE = 0,
-	THERMAL_TREND_RAISING = 1,
-	THERMAL_TREND_DROPPING = 2,
-};
-
-struct thermal_zone_device_ops {
-	int (*bind)(struct thermal_zone_device *, struct thermal_cooling_device *);
-	int (*unbind)(struct thermal_zone_device *, struct thermal_cooling_device *);
-	int (*get_temp)(struct thermal_zone_device *, int *);
-	int (*set_trips)(struct thermal_zone_device *, int, int);
-	int (*change_mode)(struct thermal_zone_device *, enum thermal_device_mode);
-	int (*get_trip_type)(struct thermal_zone_device *, int, enum thermal_trip_type *);
-	int (*get_trip_temp)(struct thermal_zone_device *, int, int *);
-	int (*set_trip_temp)(struct thermal_zone_device *, int, int);
-	int (*get_trip_hyst)(struct thermal_zone_device *, int, int *);
-	int (*set_trip_hyst)(struct thermal_zone_device *, int, int);
-	int (*get_crit_temp)(struct thermal_zone_device *, int *);
-	int (*set_emul_temp)(struct thermal_zone_device *, int);
-	int (*get_trend)(struct thermal_zone_device *, int, enum thermal_trend *);
-	void (*hot)(struct thermal_zone_device *);
-	void (*critical)(struct thermal_zone_device *);
-};
-
-struct thermal_trip {
-	int temperature;
-	int hysteresis;
-	enum thermal_trip_type type;
-};
-
-struct thermal_bind_params;
-
-struct thermal_zone_params {
-	char governor_name[20];
-	bool no_hwmon;
-	int num_tbps;
-	struct thermal_bind_params *tbp;
-	u32 sustainable_power;
-	s32 k_po;
-	s32 k_pu;
-	s32 k_i;
-	s32 k_d;
-	s32 integral_cutoff;
-	int slope;
-	int offset;
-};
-
-struct thermal_governor {
-	char name[20];
-	int (*bind_to_tz)(struct thermal_zone_device *);
-	void (*unbind_from_tz)(struct thermal_zone_device *);
-	int (*throttle)(struct thermal_zone_device *, int);
-	struct list_head governor_list;
-};
-
-struct thermal_bind_params {
-	struct thermal_cooling_device *cdev;
-	int weight;
-	int trip_mask;
-	long unsigned int *binding_limits;
-	int (*match)(struct thermal_zone_device *, struct thermal_cooling_device *);
-};
-
 struct psy_am_i_supplied_data {
 	struct power_supply *psy;
 	unsigned int count;
@@ -43895,71 +45201,53 @@ struct psy_get_supplier_prop_data {
 	union power_supply_propval *val;
 };
 
-enum {
-	POWER_SUPPLY_STATUS_UNKNOWN = 0,
-	POWER_SUPPLY_STATUS_CHARGING = 1,
-	POWER_SUPPLY_STATUS_DISCHARGING = 2,
-	POWER_SUPPLY_STATUS_NOT_CHARGING = 3,
-	POWER_SUPPLY_STATUS_FULL = 4,
-};
-
-enum {
-	POWER_SUPPLY_CHARGE_TYPE_UNKNOWN = 0,
-	POWER_SUPPLY_CHARGE_TYPE_NONE = 1,
-	POWER_SUPPLY_CHARGE_TYPE_TRICKLE = 2,
-	POWER_SUPPLY_CHARGE_TYPE_FAST = 3,
-	POWER_SUPPLY_CHARGE_TYPE_STANDARD = 4,
-	POWER_SUPPLY_CHARGE_TYPE_ADAPTIVE = 5,
-	POWER_SUPPLY_CHARGE_TYPE_CUSTOM = 6,
-	POWER_SUPPLY_CHARGE_TYPE_LONGLIFE = 7,
-	POWER_SUPPLY_CHARGE_TYPE_BYPASS = 8,
-};
-
-enum {
-	POWER_SUPPLY_HEALTH_UNKNOWN = 0,
-	POWER_SUPPLY_HEALTH_GOOD = 1,
-	POWER_SUPPLY_HEALTH_OVERHEAT = 2,
-	POWER_SUPPLY_HEALTH_DEAD = 3,
-	POWER_SUPPLY_HEALTH_OVERVOLTAGE = 4,
-	POWER_SUPPLY_HEALTH_UNSPEC_FAILURE = 5,
-	POWER_SUPPLY_HEALTH_COLD = 6,
-	POWER_SUPPLY_HEALTH_WATCHDOG_TIMER_EXPIRE = 7,
-	POWER_SUPPLY_HEALTH_SAFETY_TIMER_EXPIRE = 8,
-	POWER_SUPPLY_HEALTH_OVERCURRENT = 9,
-	POWER_SUPPLY_HEALTH_CALIBRATION_REQUIRED = 10,
-	POWER_SUPPLY_HEALTH_WARM = 11,
-	POWER_SUPPLY_HEALTH_COOL = 12,
-	POWER_SUPPLY_HEALTH_HOT = 13,
-	POWER_SUPPLY_HEALTH_NO_BATTERY = 14,
-};
-
-enum {
-	POWER_SUPPLY_CAPACITY_LEVEL_UNKNOWN = 0,
-	POWER_SUPPLY_CAPACITY_LEVEL_CRITICAL = 1,
-	POWER_SUPPLY_CAPACITY_LEVEL_LOW = 2,
-	POWER_SUPPLY_CAPACITY_LEVEL_NORMAL = 3,
-	POWER_SUPPLY_CAPACITY_LEVEL_HIGH = 4,
-	POWER_SUPPLY_CAPACITY_LEVEL_FULL = 5,
-};
-
-enum power_supply_charge_behaviour {
-	POWER_SUPPLY_CHARGE_BEHAVIOUR_AUTO = 0,
-	POWER_SUPPLY_CHARGE_BEHAVIOUR_INHIBIT_CHARGE = 1,
-	POWER_SUPPLY_CHARGE_BEHAVIOUR_FORCE_DISCHARGE = 2,
-};
-
-struct power_supply_attr {
-	const char *prop_name;
-	char attr_name[31];
-	struct device_attribute dev_attr;
-	const char * const *text_values;
-	int text_values_len;
-};
-
 struct thermal_attr {
 	struct device_attribute attr;
 	char name[20];
 };
+
+struct trace_event_raw_thermal_temperature {
+	struct trace_entry ent;
+	u32 __data_loc_thermal_zone;
+	int id;
+	int temp_prev;
+	int temp;
+	char __data[0];
+};
+
+struct trace_event_raw_cdev_update {
+	struct trace_entry ent;
+	u32 __data_loc_type;
+	long unsigned int target;
+	char __data[0];
+};
+
+struct trace_event_raw_thermal_zone_trip {
+	struct trace_entry ent;
+	u32 __data_loc_thermal_zone;
+	int id;
+	int trip;
+	enum thermal_trip_type trip_type;
+	char __data[0];
+};
+
+struct trace_event_data_offsets_thermal_temperature {
+	u32 thermal_zone;
+};
+
+struct trace_event_data_offsets_cdev_update {
+	u32 type;
+};
+
+struct trace_event_data_offsets_thermal_zone_trip {
+	u32 thermal_zone;
+};
+
+typedef void (*btf_trace_thermal_temperature)(void *, struct thermal_zone_device *);
+
+typedef void (*btf_trace_cdev_update)(void *, struct thermal_cooling_device *, long unsigned int);
+
+typedef void (*btf_trace_thermal_zone_trip)(void *, struct thermal_zone_device *, int, enum thermal_trip_type);
 
 struct thermal_instance {
 	int id;
@@ -43980,27 +45268,12 @@ struct thermal_instance {
 	unsigned int weight;
 };
 
-struct subsys_interface {
-	const char *name;
-	struct bus_type *subsys;
-	struct list_head node;
-	int (*add_dev)(struct device *, struct subsys_interface *);
-	void (*remove_dev)(struct device *, struct subsys_interface *);
-};
-
 struct cpufreq_policy_data {
 	struct cpufreq_cpuinfo cpuinfo;
 	struct cpufreq_frequency_table *freq_table;
 	unsigned int cpu;
 	unsigned int min;
 	unsigned int max;
-};
-
-struct cpufreq_freqs {
-	struct cpufreq_policy *policy;
-	unsigned int old;
-	unsigned int new;
-	u8 flags;
 };
 
 struct freq_attr {
@@ -44050,126 +45323,6 @@ struct governor_attr {
 	ssize_t (*store)(struct gov_attr_set *, const char *, size_t);
 };
 
-enum acpi_preferred_pm_profiles {
-	PM_UNSPECIFIED = 0,
-	PM_DESKTOP = 1,
-	PM_MOBILE = 2,
-	PM_WORKSTATION = 3,
-	PM_ENTERPRISE_SERVER = 4,
-	PM_SOHO_SERVER = 5,
-	PM_APPLIANCE_PC = 6,
-	PM_PERFORMANCE_SERVER = 7,
-	PM_TABLET = 8,
-};
-
-struct sample {
-	int32_t core_avg_perf;
-	int32_t busy_scaled;
-	u64 aperf;
-	u64 mperf;
-	u64 tsc;
-	u64 time;
-};
-
-struct pstate_data {
-	int current_pstate;
-	int min_pstate;
-	int max_pstate;
-	int max_pstate_physical;
-	int perf_ctl_scaling;
-	int scaling;
-	int turbo_pstate;
-	unsigned int min_freq;
-	unsigned int max_freq;
-	unsigned int turbo_freq;
-};
-
-struct vid_data {
-	int min;
-	int max;
-	int turbo;
-	int32_t ratio;
-};
-
-struct global_params {
-	bool no_turbo;
-	bool turbo_disabled;
-	int max_perf_pct;
-	int min_perf_pct;
-};
-
-struct cpudata {
-	int cpu;
-	unsigned int policy;
-	struct update_util_data update_util;
-	bool update_util_set;
-	struct pstate_data pstate;
-	struct vid_data vid;
-	u64 last_update;
-	u64 last_sample_time;
-	u64 aperf_mperf_shift;
-	u64 prev_aperf;
-	u64 prev_mperf;
-	u64 prev_tsc;
-	u64 prev_cummulative_iowait;
-	struct sample sample;
-	int32_t min_perf_ratio;
-	int32_t max_perf_ratio;
-	struct acpi_processor_performance acpi_perf_data;
-	bool valid_pss_table;
-	unsigned int iowait_boost;
-	s16 epp_powersave;
-	s16 epp_policy;
-	s16 epp_default;
-	s16 epp_cached;
-	u64 hwp_req_cached;
-	u64 hwp_cap_cached;
-	u64 last_io_update;
-	unsigned int sched_flags;
-	u32 hwp_boost_min;
-	bool suspended;
-	struct delayed_work hwp_notify_work;
-};
-
-struct pstate_funcs {
-	int (*get_max)(int);
-	int (*get_max_physical)(int);
-	int (*get_min)(int);
-	int (*get_turbo)(int);
-	int (*get_scaling)(void);
-	int (*get_cpu_scaling)(int);
-	int (*get_aperf_mperf_shift)(void);
-	u64 (*get_val)(struct cpudata *, int);
-	void (*get_vid)(struct cpudata *);
-};
-
-enum energy_perf_value_index {
-	EPP_INDEX_DEFAULT = 0,
-	EPP_INDEX_PERFORMANCE = 1,
-	EPP_INDEX_BALANCE_PERFORMANCE = 2,
-	EPP_INDEX_BALANCE_POWERSAVE = 3,
-	EPP_INDEX_POWERSAVE = 4,
-};
-
-enum {
-	PSS = 0,
-	PPC = 1,
-};
-
-struct cpuidle_state_kobj {
-	struct cpuidle_state *state;
-	struct cpuidle_state_usage *state_usage;
-	struct completion kobj_unregister;
-	struct kobject kobj;
-	struct cpuidle_device *device;
-};
-
-struct cpuidle_device_kobj {
-	struct cpuidle_device *dev;
-	struct completion kobj_unregister;
-	struct kobject kobj;
-};
-
 struct cpuidle_governor {
 	char name[16];
 	struct list_head governor_list;
@@ -44180,16 +45333,27 @@ struct cpuidle_governor {
 	void (*reflect)(struct cpuidle_device *, int);
 };
 
-struct cpuidle_attr {
-	struct attribute attr;
-	ssize_t (*show)(struct cpuidle_device *, char *);
-	ssize_t (*store)(struct cpuidle_device *, const char *, size_t);
+enum tick_broadcast_mode {
+	TICK_BROADCAST_OFF = 0,
+	TICK_BROADCAST_ON = 1,
+	TICK_BROADCAST_FORCE = 2,
 };
 
-struct cpuidle_state_attr {
-	struct attribute attr;
-	ssize_t (*show)(struct cpuidle_state *, struct cpuidle_state_usage *, char *);
-	ssize_t (*store)(struct cpuidle_state *, struct cpuidle_state_usage *, const char *, size_t);
+struct ladder_device_state {
+	struct {
+		u32 promotion_count;
+		u32 demotion_count;
+		u64 promotion_time_ns;
+		u64 demotion_time_ns;
+	} threshold;
+	struct {
+		int promotion_count;
+		int demotion_count;
+	} stats;
+};
+
+struct ladder_device {
+	struct ladder_device_state states[10];
 };
 
 struct hid_device_id {
@@ -44214,6 +45378,45 @@ enum hid_class_request {
 	HID_REQ_SET_REPORT = 9,
 	HID_REQ_SET_IDLE = 10,
 	HID_REQ_SET_PROTOCOL = 11,
+};
+
+struct hid_item {
+	unsigned int format;
+	__u8 size;
+	__u8 type;
+	__u8 tag;
+	union {
+		__u8 u8;
+		__s8 s8;
+		__u16 u16;
+		__s16 s16;
+		__u32 u32;
+		__s32 s32;
+		__u8 *longdata;
+	} data;
+};
+
+struct hid_global {
+	unsigned int usage_page;
+	__s32 logical_minimum;
+	__s32 logical_maximum;
+	__s32 physical_minimum;
+	__s32 physical_maximum;
+	__s32 unit_exponent;
+	unsigned int unit;
+	unsigned int report_id;
+	unsigned int report_size;
+	unsigned int report_count;
+};
+
+struct hid_local {
+	unsigned int usage[12288];
+	u8 usage_size[12288];
+	unsigned int collection_index[12288];
+	unsigned int usage_index;
+	unsigned int usage_minimum;
+	unsigned int delimiter_depth;
+	unsigned int delimiter_branch;
 };
 
 struct hid_collection {
@@ -44419,6 +45622,18 @@ struct hid_ll_driver {
 	unsigned int max_buffer_size;
 };
 
+struct hid_parser {
+	struct hid_global global;
+	struct hid_global global_stack[4];
+	unsigned int global_stack_ptr;
+	struct hid_local local;
+	unsigned int *collection_stack;
+	unsigned int collection_stack_ptr;
+	unsigned int collection_stack_size;
+	struct hid_device *device;
+	unsigned int scan_flags;
+};
+
 struct hid_report_id {
 	__u32 report_type;
 };
@@ -44429,133 +45644,92 @@ struct hid_usage_id {
 	__u32 usage_code;
 };
 
-struct usage_priority {
-	__u32 usage;
-	bool global;
-	unsigned int slot_overwrite;
+struct hiddev {
+	int minor;
+	int exist;
+	int open;
+	struct mutex existancelock;
+	wait_queue_head_t wait;
+	struct hid_device *hid;
+	struct list_head list;
+	spinlock_t list_lock;
+	bool initialized;
 };
 
-typedef bool (*hid_usage_cmp_t)(struct hid_usage *, unsigned int, unsigned int);
-
-struct acpi_table_pcct {
-	struct acpi_table_header header;
-	u32 flags;
-	u64 reserved;
+struct hidraw {
+	unsigned int minor;
+	int exist;
+	int open;
+	wait_queue_head_t wait;
+	struct hid_device *hid;
+	struct device *dev;
+	spinlock_t list_lock;
+	struct list_head list;
 };
 
-enum acpi_pcct_type {
-	ACPI_PCCT_TYPE_GENERIC_SUBSPACE = 0,
-	ACPI_PCCT_TYPE_HW_REDUCED_SUBSPACE = 1,
-	ACPI_PCCT_TYPE_HW_REDUCED_SUBSPACE_TYPE2 = 2,
-	ACPI_PCCT_TYPE_EXT_PCC_MASTER_SUBSPACE = 3,
-	ACPI_PCCT_TYPE_EXT_PCC_SLAVE_SUBSPACE = 4,
-	ACPI_PCCT_TYPE_HW_REG_COMM_SUBSPACE = 5,
-	ACPI_PCCT_TYPE_RESERVED = 6,
+struct hid_dynid {
+	struct list_head list;
+	struct hid_device_id id;
 };
 
-struct acpi_pcct_subspace {
-	struct acpi_subtable_header header;
-	u8 reserved[6];
-	u64 base_address;
-	u64 length;
-	struct acpi_generic_address doorbell_register;
-	u64 preserve_mask;
-	u64 write_mask;
-	u32 latency;
-	u32 max_access_rate;
-	u16 min_turnaround_time;
-} __attribute__((packed));
-
-struct acpi_pcct_hw_reduced {
-	struct acpi_subtable_header header;
-	u32 platform_interrupt;
-	u8 flags;
-	u8 reserved;
-	u64 base_address;
-	u64 length;
-	struct acpi_generic_address doorbell_register;
-	u64 preserve_mask;
-	u64 write_mask;
-	u32 latency;
-	u32 max_access_rate;
-	u16 min_turnaround_time;
-} __attribute__((packed));
-
-struct acpi_pcct_hw_reduced_type2 {
-	struct acpi_subtable_header header;
-	u32 platform_interrupt;
-	u8 flags;
-	u8 reserved;
-	u64 base_address;
-	u64 length;
-	struct acpi_generic_address doorbell_register;
-	u64 preserve_mask;
-	u64 write_mask;
-	u32 latency;
-	u32 max_access_rate;
-	u16 min_turnaround_time;
-	struct acpi_generic_address platform_ack_register;
-	u64 ack_preserve_mask;
-	u64 ack_write_mask;
-} __attribute__((packed));
-
-struct acpi_pcct_ext_pcc_master {
-	struct acpi_subtable_header header;
-	u32 platform_interrupt;
-	u8 flags;
-	u8 reserved1;
-	u64 base_address;
-	u32 length;
-	struct acpi_generic_address doorbell_register;
-	u64 preserve_mask;
-	u64 write_mask;
-	u32 latency;
-	u32 max_access_rate;
-	u32 min_turnaround_time;
-	struct acpi_generic_address platform_ack_register;
-	u64 ack_preserve_mask;
-	u64 ack_set_mask;
-	u64 reserved2;
-	struct acpi_generic_address cmd_complete_register;
-	u64 cmd_complete_mask;
-	struct acpi_generic_address cmd_update_register;
-	u64 cmd_update_preserve_mask;
-	u64 cmd_update_set_mask;
-	struct acpi_generic_address error_status_register;
-	u64 error_status_mask;
-} __attribute__((packed));
-
-struct acpi_pcct_ext_pcc_shared_memory {
-	u32 signature;
-	u32 flags;
-	u32 length;
-	u32 command;
+struct quirks_list_struct {
+	struct hid_device_id hid_bl_item;
+	struct list_head node;
 };
 
-struct pcc_chan_reg {
-	void *vaddr;
-	struct acpi_generic_address *gas;
-	u64 preserve_mask;
-	u64 set_mask;
-	u64 status_mask;
+struct mbox_client {
+	struct device *dev;
+	bool tx_block;
+	long unsigned int tx_tout;
+	bool knows_txdone;
+	void (*rx_callback)(struct mbox_client *, void *);
+	void (*tx_prepare)(struct mbox_client *, void *);
+	void (*tx_done)(struct mbox_client *, void *, int);
 };
 
-struct pcc_chan_info {
-	struct pcc_mbox_chan chan;
-	struct pcc_chan_reg db;
-	struct pcc_chan_reg plat_irq_ack;
-	struct pcc_chan_reg cmd_complete;
-	struct pcc_chan_reg cmd_update;
-	struct pcc_chan_reg error;
-	int plat_irq;
-	u8 type;
-	unsigned int plat_irq_flags;
-	bool chan_in_use;
+struct mbox_chan;
+
+struct mbox_chan_ops {
+	int (*send_data)(struct mbox_chan *, void *);
+	int (*flush)(struct mbox_chan *, long unsigned int);
+	int (*startup)(struct mbox_chan *);
+	void (*shutdown)(struct mbox_chan *);
+	bool (*last_tx_done)(struct mbox_chan *);
+	bool (*peek_data)(struct mbox_chan *);
 };
 
-struct __kernel_old_timespec {
-	__kernel_old_time_t tv_sec;
-	__kernel_long_t tv_nsec;
+struct mbox_controller;
+
+struct mbox_chan {
+	struct mbox_controller *mbox;
+	unsigned int txdone_method;
+	struct mbox_client *cl;
+	struct completion tx_complete;
+	int tx_status;
+	void *active_req;
+	unsigned int msg_count;
+	unsigned int msg_free;
+	void *msg_data[20];
+	spinlock_t lock;
+	void *con_priv;
+};
+
+struct mbox_controller {
+	struct device *dev;
+	const struct mbox_chan_ops *ops;
+	struct mbox_chan *chans;
+	int num_chans;
+	bool txdone_irq;
+	bool txdone_poll;
+	unsigned int txpoll_period;
+	struct mbox_chan * (*of_xlate)(struct mbox_controller *, const struct of_phandle_args *);
+	struct hrtimer poll_hrt;
+	spinlock_t poll_hrt_lock;
+	struct list_head node;
+};
+
+struct net_device_devres {
+	struct net_device *ndev;
 };
 
 struct __kernel_sock_timeval {
@@ -44563,13 +45737,123 @@ struct __kernel_sock_timeval {
 	__s64 tv_usec;
 };
 
-struct mmsghdr {
-	struct user_msghdr msg_hdr;
-	unsigned int msg_len;
+struct old_timeval32 {
+	old_time32_t tv_sec;
+	s32 tv_usec;
 };
 
-struct scm_timestamping_internal {
-	struct timespec64 ts[3];
+struct __kernel_sockaddr_storage {
+	union {
+		struct {
+			__kernel_sa_family_t ss_family;
+			char __data[126];
+		};
+		void *__align;
+	};
+};
+
+struct linger {
+	int l_onoff;
+	int l_linger;
+};
+
+struct cmsghdr {
+	__kernel_size_t cmsg_len;
+	int cmsg_level;
+	int cmsg_type;
+};
+
+struct ucred {
+	__u32 pid;
+	__u32 uid;
+	__u32 gid;
+};
+
+enum sock_type {
+	SOCK_STREAM = 1,
+	SOCK_DGRAM = 2,
+	SOCK_RAW = 3,
+	SOCK_RDM = 4,
+	SOCK_SEQPACKET = 5,
+	SOCK_DCCP = 6,
+	SOCK_PACKET = 10,
+};
+
+enum {
+	SOCK_WAKE_IO = 0,
+	SOCK_WAKE_WAITD = 1,
+	SOCK_WAKE_SPACE = 2,
+	SOCK_WAKE_URG = 3,
+};
+
+enum {
+	NETIF_F_SG_BIT = 0,
+	NETIF_F_IP_CSUM_BIT = 1,
+	__UNUSED_NETIF_F_1 = 2,
+	NETIF_F_HW_CSUM_BIT = 3,
+	NETIF_F_IPV6_CSUM_BIT = 4,
+	NETIF_F_HIGHDMA_BIT = 5,
+	NETIF_F_FRAGLIST_BIT = 6,
+	NETIF_F_HW_VLAN_CTAG_TX_BIT = 7,
+	NETIF_F_HW_VLAN_CTAG_RX_BIT = 8,
+	NETIF_F_HW_VLAN_CTAG_FILTER_BIT = 9,
+	NETIF_F_VLAN_CHALLENGED_BIT = 10,
+	NETIF_F_GSO_BIT = 11,
+	NETIF_F_LLTX_BIT = 12,
+	NETIF_F_NETNS_LOCAL_BIT = 13,
+	NETIF_F_GRO_BIT = 14,
+	NETIF_F_LRO_BIT = 15,
+	NETIF_F_GSO_SHIFT = 16,
+	NETIF_F_TSO_BIT = 16,
+	NETIF_F_GSO_ROBUST_BIT = 17,
+	NETIF_F_TSO_ECN_BIT = 18,
+	NETIF_F_TSO_MANGLEID_BIT = 19,
+	NETIF_F_TSO6_BIT = 20,
+	NETIF_F_FSO_BIT = 21,
+	NETIF_F_GSO_GRE_BIT = 22,
+	NETIF_F_GSO_GRE_CSUM_BIT = 23,
+	NETIF_F_GSO_IPXIP4_BIT = 24,
+	NETIF_F_GSO_IPXIP6_BIT = 25,
+	NETIF_F_GSO_UDP_TUNNEL_BIT = 26,
+	NETIF_F_GSO_UDP_TUNNEL_CSUM_BIT = 27,
+	NETIF_F_GSO_PARTIAL_BIT = 28,
+	NETIF_F_GSO_TUNNEL_REMCSUM_BIT = 29,
+	NETIF_F_GSO_SCTP_BIT = 30,
+	NETIF_F_GSO_ESP_BIT = 31,
+	NETIF_F_GSO_UDP_BIT = 32,
+	NETIF_F_GSO_UDP_L4_BIT = 33,
+	NETIF_F_GSO_FRAGLIST_BIT = 34,
+	NETIF_F_GSO_LAST = 34,
+	NETIF_F_FCOE_CRC_BIT = 35,
+	NETIF_F_SCTP_CRC_BIT = 36,
+	NETIF_F_FCOE_MTU_BIT = 37,
+	NETIF_F_NTUPLE_BIT = 38,
+	NETIF_F_RXHASH_BIT = 39,
+	NETIF_F_RXCSUM_BIT = 40,
+	NETIF_F_NOCACHE_COPY_BIT = 41,
+	NETIF_F_LOOPBACK_BIT = 42,
+	NETIF_F_RXFCS_BIT = 43,
+	NETIF_F_RXALL_BIT = 44,
+	NETIF_F_HW_VLAN_STAG_TX_BIT = 45,
+	NETIF_F_HW_VLAN_STAG_RX_BIT = 46,
+	NETIF_F_HW_VLAN_STAG_FILTER_BIT = 47,
+	NETIF_F_HW_L2FW_DOFFLOAD_BIT = 48,
+	NETIF_F_HW_TC_BIT = 49,
+	NETIF_F_HW_ESP_BIT = 50,
+	NETIF_F_HW_ESP_TX_CSUM_BIT = 51,
+	NETIF_F_RX_UDP_TUNNEL_PORT_BIT = 52,
+	NETIF_F_HW_TLS_TX_BIT = 53,
+	NETIF_F_HW_TLS_RX_BIT = 54,
+	NETIF_F_GRO_HW_BIT = 55,
+	NETIF_F_HW_TLS_RECORD_BIT = 56,
+	NETIF_F_GRO_FRAGLIST_BIT = 57,
+	NETIF_F_HW_MACSEC_BIT = 58,
+	NETIF_F_GRO_UDP_FWD_BIT = 59,
+	NETIF_F_HW_HSR_TAG_INS_BIT = 60,
+	NETIF_F_HW_HSR_TAG_RM_BIT = 61,
+	NETIF_F_HW_HSR_FWD_BIT = 62,
+	NETIF_F_HW_HSR_DUP_BIT = 63,
+	NETDEV_FEATURE_COUNT = 64,
 };
 
 struct ethhdr {
@@ -44636,41 +45920,137 @@ struct flowi {
 	} u;
 };
 
-enum sock_shutdown_cmd {
-	SHUT_RD = 0,
-	SHUT_WR = 1,
-	SHUT_RDWR = 2,
-};
+typedef struct bio_vec skb_frag_t;
 
-struct net_proto_family {
-	int family;
-	int (*create)(struct net *, struct socket *, int, int);
-	struct module *owner;
+struct skb_shared_info {
+	__u8 flags;
+	__u8 meta_len;
+	__u8 nr_frags;
+	__u8 tx_flags;
+	short unsigned int gso_size;
+	short unsigned int gso_segs;
+	struct sk_buff *frag_list;
+	struct skb_shared_hwtstamps hwtstamps;
+	unsigned int gso_type;
+	u32 tskey;
+	atomic_t dataref;
+	unsigned int xdp_frags_size;
+	void *destructor_arg;
+	skb_frag_t frags[17];
 };
 
 enum {
-	SOCK_WAKE_IO = 0,
-	SOCK_WAKE_WAITD = 1,
-	SOCK_WAKE_SPACE = 2,
-	SOCK_WAKE_URG = 3,
+	SKB_GSO_TCPV4 = 1,
+	SKB_GSO_DODGY = 2,
+	SKB_GSO_TCP_ECN = 4,
+	SKB_GSO_TCP_FIXEDID = 8,
+	SKB_GSO_TCPV6 = 16,
+	SKB_GSO_FCOE = 32,
+	SKB_GSO_GRE = 64,
+	SKB_GSO_GRE_CSUM = 128,
+	SKB_GSO_IPXIP4 = 256,
+	SKB_GSO_IPXIP6 = 512,
+	SKB_GSO_UDP_TUNNEL = 1024,
+	SKB_GSO_UDP_TUNNEL_CSUM = 2048,
+	SKB_GSO_PARTIAL = 4096,
+	SKB_GSO_TUNNEL_REMCSUM = 8192,
+	SKB_GSO_SCTP = 16384,
+	SKB_GSO_ESP = 32768,
+	SKB_GSO_UDP = 65536,
+	SKB_GSO_UDP_L4 = 131072,
+	SKB_GSO_FRAGLIST = 262144,
 };
 
-enum {
-	SKBTX_HW_TSTAMP = 1,
-	SKBTX_SW_TSTAMP = 2,
-	SKBTX_IN_PROGRESS = 4,
-	SKBTX_HW_TSTAMP_USE_CYCLES = 8,
-	SKBTX_WIFI_STATUS = 16,
-	SKBTX_HW_TSTAMP_NETDEV = 32,
-	SKBTX_SCHED_TSTAMP = 64,
+struct seq_net_private {
+	struct net *net;
+	netns_tracker ns_tracker;
 };
 
-struct ifconf {
-	int ifc_len;
-	union {
-		char *ifcu_buf;
-		struct ifreq *ifcu_req;
-	} ifc_ifcu;
+struct gro_list {
+	struct list_head list;
+	int count;
+};
+
+struct napi_struct {
+	struct list_head poll_list;
+	long unsigned int state;
+	int weight;
+	int defer_hard_irqs_count;
+	long unsigned int gro_bitmask;
+	int (*poll)(struct napi_struct *, int);
+	struct net_device *dev;
+	struct gro_list gro_hash[8];
+	struct sk_buff *skb;
+	struct list_head rx_list;
+	int rx_count;
+	struct hrtimer timer;
+	struct list_head dev_list;
+	struct hlist_node napi_hash_node;
+	unsigned int napi_id;
+	struct task_struct *thread;
+};
+
+struct netdev_name_node {
+	struct hlist_node hlist;
+	struct list_head list;
+	struct net_device *dev;
+	const char *name;
+};
+
+struct sd_flow_limit;
+
+struct softnet_data {
+	struct list_head poll_list;
+	struct sk_buff_head process_queue;
+	unsigned int processed;
+	unsigned int time_squeeze;
+	unsigned int received_rps;
+	struct softnet_data *rps_ipi_list;
+	struct sd_flow_limit *flow_limit;
+	struct Qdisc *output_queue;
+	struct Qdisc **output_queue_tailp;
+	struct sk_buff *completion_queue;
+	struct {
+		u16 recursion;
+		u8 more;
+	} xmit;
+	long: 64;
+	long: 64;
+	long: 64;
+	unsigned int input_queue_head;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	call_single_data_t csd;
+	struct softnet_data *rps_ipi_next;
+	unsigned int cpu;
+	unsigned int input_queue_tail;
+	unsigned int dropped;
+	struct sk_buff_head input_pkt_queue;
+	struct napi_struct backlog;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	spinlock_t defer_lock;
+	int defer_count;
+	int defer_ipi_scheduled;
+	struct sk_buff *defer_list;
+	long: 64;
+	call_single_data_t defer_csd;
+};
+
+struct sd_flow_limit {
+	u64 count;
+	unsigned int num_buckets;
+	unsigned int history_head;
+	u16 history[128];
+	u8 buckets[0];
 };
 
 enum {
@@ -44709,10 +46089,58 @@ enum {
 	SOF_TIMESTAMPING_MASK = 65535,
 };
 
-struct scm_ts_pktinfo {
-	__u32 if_index;
-	__u32 pkt_length;
-	__u32 reserved[2];
+struct so_timestamping {
+	int flags;
+	int bind_phc;
+};
+
+enum txtime_flags {
+	SOF_TXTIME_DEADLINE_MODE = 1,
+	SOF_TXTIME_REPORT_ERRORS = 2,
+	SOF_TXTIME_FLAGS_LAST = 2,
+	SOF_TXTIME_FLAGS_MASK = 3,
+};
+
+struct sock_txtime {
+	__kernel_clockid_t clockid;
+	__u32 flags;
+};
+
+enum sk_pacing {
+	SK_PACING_NONE = 0,
+	SK_PACING_NEEDED = 1,
+	SK_PACING_FQ = 2,
+};
+
+enum sock_flags {
+	SOCK_DEAD = 0,
+	SOCK_DONE = 1,
+	SOCK_URGINLINE = 2,
+	SOCK_KEEPOPEN = 3,
+	SOCK_LINGER = 4,
+	SOCK_DESTROY = 5,
+	SOCK_BROADCAST = 6,
+	SOCK_TIMESTAMP = 7,
+	SOCK_ZAPPED = 8,
+	SOCK_USE_WRITE_QUEUE = 9,
+	SOCK_DBG = 10,
+	SOCK_RCVTSTAMP = 11,
+	SOCK_RCVTSTAMPNS = 12,
+	SOCK_LOCALROUTE = 13,
+	SOCK_MEMALLOC = 14,
+	SOCK_TIMESTAMPING_RX_SOFTWARE = 15,
+	SOCK_FASYNC = 16,
+	SOCK_RXQ_OVFL = 17,
+	SOCK_ZEROCOPY = 18,
+	SOCK_WIFI_STATUS = 19,
+	SOCK_NOFCS = 20,
+	SOCK_FILTER_LOCKED = 21,
+	SOCK_SELECT_ERR_QUEUE = 22,
+	SOCK_RCU_FREE = 23,
+	SOCK_TXTIME = 24,
+	SOCK_XDP = 25,
+	SOCK_TSTAMP_NEW = 26,
+	SOCK_RCVMARK = 27,
 };
 
 struct socket_alloc {
@@ -44726,46 +46154,713 @@ struct socket_alloc {
 	long: 64;
 };
 
+struct sockcm_cookie {
+	u64 transmit_time;
+	u32 mark;
+	u16 tsflags;
+};
+
 struct sock_skb_cb {
 	u32 dropcount;
 };
 
-typedef u32 compat_caddr_t;
-
-struct compat_ifmap {
-	compat_ulong_t mem_start;
-	compat_ulong_t mem_end;
-	short unsigned int base_addr;
-	unsigned char irq;
-	unsigned char dma;
-	unsigned char port;
+struct fastopen_queue {
+	struct request_sock *rskq_rst_head;
+	struct request_sock *rskq_rst_tail;
+	spinlock_t lock;
+	int qlen;
+	int max_qlen;
+	struct tcp_fastopen_context *ctx;
 };
 
-struct compat_if_settings {
-	unsigned int type;
-	unsigned int size;
-	compat_uptr_t ifs_ifsu;
+struct request_sock_queue {
+	spinlock_t rskq_lock;
+	u8 rskq_defer_accept;
+	u32 synflood_warned;
+	atomic_t qlen;
+	atomic_t young;
+	struct request_sock *rskq_accept_head;
+	struct request_sock *rskq_accept_tail;
+	struct fastopen_queue fastopenq;
 };
 
-struct compat_ifreq {
+struct ip_options {
+	__be32 faddr;
+	__be32 nexthop;
+	unsigned char optlen;
+	unsigned char srr;
+	unsigned char rr;
+	unsigned char ts;
+	unsigned char is_strictroute: 1;
+	unsigned char srr_is_hit: 1;
+	unsigned char is_changed: 1;
+	unsigned char rr_needaddr: 1;
+	unsigned char ts_needtime: 1;
+	unsigned char ts_needaddr: 1;
+	unsigned char router_alert;
+	unsigned char cipso;
+	unsigned char __pad2;
+	unsigned char __data[0];
+};
+
+struct ip_options_rcu {
+	struct callback_head rcu;
+	struct ip_options opt;
+};
+
+struct ipv6_opt_hdr;
+
+struct ipv6_rt_hdr;
+
+struct ipv6_txoptions {
+	refcount_t refcnt;
+	int tot_len;
+	__u16 opt_flen;
+	__u16 opt_nflen;
+	struct ipv6_opt_hdr *hopopt;
+	struct ipv6_opt_hdr *dst0opt;
+	struct ipv6_rt_hdr *srcrt;
+	struct ipv6_opt_hdr *dst1opt;
+	struct callback_head rcu;
+};
+
+struct inet_cork {
+	unsigned int flags;
+	__be32 addr;
+	struct ip_options *opt;
+	unsigned int fragsize;
+	int length;
+	struct dst_entry *dst;
+	u8 tx_flags;
+	__u8 ttl;
+	__s16 tos;
+	char priority;
+	__u16 gso_size;
+	u64 transmit_time;
+	u32 mark;
+};
+
+struct inet_cork_full {
+	struct inet_cork base;
+	struct flowi fl;
+};
+
+struct ipv6_pinfo;
+
+struct ip_mc_socklist;
+
+struct inet_sock {
+	struct sock sk;
+	struct ipv6_pinfo *pinet6;
+	__be32 inet_saddr;
+	__s16 uc_ttl;
+	__u16 cmsg_flags;
+	struct ip_options_rcu *inet_opt;
+	atomic_t inet_id;
+	__be16 inet_sport;
+	__u8 tos;
+	__u8 min_ttl;
+	__u8 mc_ttl;
+	__u8 pmtudisc;
+	__u8 recverr: 1;
+	__u8 is_icsk: 1;
+	__u8 freebind: 1;
+	__u8 hdrincl: 1;
+	__u8 mc_loop: 1;
+	__u8 transparent: 1;
+	__u8 mc_all: 1;
+	__u8 nodefrag: 1;
+	__u8 bind_address_no_port: 1;
+	__u8 recverr_rfc4884: 1;
+	__u8 defer_connect: 1;
+	__u8 rcv_tos;
+	__u8 convert_csum;
+	int uc_index;
+	int mc_index;
+	__be32 mc_addr;
+	struct ip_mc_socklist *mc_list;
+	struct inet_cork_full cork;
+	struct {
+		__u16 lo;
+		__u16 hi;
+	} local_port_range;
+};
+
+struct in6_pktinfo {
+	struct in6_addr ipi6_addr;
+	int ipi6_ifindex;
+};
+
+struct inet6_cork {
+	struct ipv6_txoptions *opt;
+	u8 hop_limit;
+	u8 tclass;
+};
+
+struct ipv6_mc_socklist;
+
+struct ipv6_ac_socklist;
+
+struct ipv6_fl_socklist;
+
+struct ipv6_pinfo {
+	struct in6_addr saddr;
+	struct in6_pktinfo sticky_pktinfo;
+	const struct in6_addr *daddr_cache;
+	__be32 flow_label;
+	__u32 frag_size;
+	__u16 __unused_1: 7;
+	__s16 hop_limit: 9;
+	__u16 mc_loop: 1;
+	__u16 __unused_2: 6;
+	__s16 mcast_hops: 9;
+	int ucast_oif;
+	int mcast_oif;
 	union {
-		char ifrn_name[16];
-	} ifr_ifrn;
+		struct {
+			__u16 srcrt: 1;
+			__u16 osrcrt: 1;
+			__u16 rxinfo: 1;
+			__u16 rxoinfo: 1;
+			__u16 rxhlim: 1;
+			__u16 rxohlim: 1;
+			__u16 hopopts: 1;
+			__u16 ohopopts: 1;
+			__u16 dstopts: 1;
+			__u16 odstopts: 1;
+			__u16 rxflow: 1;
+			__u16 rxtclass: 1;
+			__u16 rxpmtu: 1;
+			__u16 rxorigdstaddr: 1;
+			__u16 recvfragsize: 1;
+		} bits;
+		__u16 all;
+	} rxopt;
+	__u16 recverr: 1;
+	__u16 sndflow: 1;
+	__u16 repflow: 1;
+	__u16 pmtudisc: 3;
+	__u16 padding: 1;
+	__u16 srcprefs: 3;
+	__u16 dontfrag: 1;
+	__u16 autoflowlabel: 1;
+	__u16 autoflowlabel_set: 1;
+	__u16 mc_all: 1;
+	__u16 recverr_rfc4884: 1;
+	__u16 rtalert_isolate: 1;
+	__u8 min_hopcount;
+	__u8 tclass;
+	__be32 rcv_flowinfo;
+	__u32 dst_cookie;
+	struct ipv6_mc_socklist *ipv6_mc_list;
+	struct ipv6_ac_socklist *ipv6_ac_list;
+	struct ipv6_fl_socklist *ipv6_fl_list;
+	struct ipv6_txoptions *opt;
+	struct sk_buff *pktoptions;
+	struct sk_buff *rxpmtu;
+	struct inet6_cork cork;
+};
+
+struct ipv6_rt_hdr {
+	__u8 nexthdr;
+	__u8 hdrlen;
+	__u8 type;
+	__u8 segments_left;
+};
+
+struct ipv6_opt_hdr {
+	__u8 nexthdr;
+	__u8 hdrlen;
+};
+
+struct minmax_sample {
+	u32 t;
+	u32 v;
+};
+
+struct minmax {
+	struct minmax_sample s[3];
+};
+
+struct inet_connection_sock_af_ops {
+	int (*queue_xmit)(struct sock *, struct sk_buff *, struct flowi *);
+	void (*send_check)(struct sock *, struct sk_buff *);
+	int (*rebuild_header)(struct sock *);
+	void (*sk_rx_dst_set)(struct sock *, const struct sk_buff *);
+	int (*conn_request)(struct sock *, struct sk_buff *);
+	struct sock * (*syn_recv_sock)(const struct sock *, struct sk_buff *, struct request_sock *, struct dst_entry *, struct request_sock *, bool *, void (*)(struct sock *, const struct sock *));
+	u16 net_header_len;
+	u16 net_frag_header_len;
+	u16 sockaddr_len;
+	int (*setsockopt)(struct sock *, int, int, sockptr_t, unsigned int);
+	int (*getsockopt)(struct sock *, int, int, char *, int *);
+	void (*addr2sockaddr)(struct sock *, struct sockaddr *);
+	void (*mtu_reduced)(struct sock *);
+};
+
+struct inet_bind_bucket;
+
+struct inet_bind2_bucket;
+
+struct tcp_ulp_ops;
+
+struct inet_connection_sock {
+	struct inet_sock icsk_inet;
+	struct request_sock_queue icsk_accept_queue;
+	struct inet_bind_bucket *icsk_bind_hash;
+	struct inet_bind2_bucket *icsk_bind2_hash;
+	long unsigned int icsk_timeout;
+	struct timer_list icsk_retransmit_timer;
+	struct timer_list icsk_delack_timer;
 	union {
-		struct sockaddr ifru_addr;
-		struct sockaddr ifru_dstaddr;
-		struct sockaddr ifru_broadaddr;
-		struct sockaddr ifru_netmask;
-		struct sockaddr ifru_hwaddr;
-		short int ifru_flags;
-		compat_int_t ifru_ivalue;
-		compat_int_t ifru_mtu;
-		struct compat_ifmap ifru_map;
-		char ifru_slave[16];
-		char ifru_newname[16];
-		compat_caddr_t ifru_data;
-		struct compat_if_settings ifru_settings;
-	} ifr_ifru;
+		struct timer_list icsk_keepalive_timer;
+		struct timer_list mptcp_tout_timer;
+	};
+	__u32 icsk_rto;
+	__u32 icsk_rto_min;
+	__u32 icsk_delack_max;
+	__u32 icsk_pmtu_cookie;
+	const struct tcp_congestion_ops *icsk_ca_ops;
+	const struct inet_connection_sock_af_ops *icsk_af_ops;
+	const struct tcp_ulp_ops *icsk_ulp_ops;
+	void *icsk_ulp_data;
+	void (*icsk_clean_acked)(struct sock *, u32);
+	unsigned int (*icsk_sync_mss)(struct sock *, u32);
+	__u8 icsk_ca_state: 5;
+	__u8 icsk_ca_initialized: 1;
+	__u8 icsk_ca_setsockopt: 1;
+	__u8 icsk_ca_dst_locked: 1;
+	__u8 icsk_retransmits;
+	__u8 icsk_pending;
+	__u8 icsk_backoff;
+	__u8 icsk_syn_retries;
+	__u8 icsk_probes_out;
+	__u16 icsk_ext_hdr_len;
+	struct {
+		__u8 pending;
+		__u8 quick;
+		__u8 pingpong;
+		__u8 retry;
+		__u32 ato;
+		long unsigned int timeout;
+		__u32 lrcvtime;
+		__u16 last_seg_size;
+		__u16 rcv_mss;
+	} icsk_ack;
+	struct {
+		int search_high;
+		int search_low;
+		u32 probe_size: 31;
+		u32 enabled: 1;
+		u32 probe_timestamp;
+	} icsk_mtup;
+	u32 icsk_probes_tstamp;
+	u32 icsk_user_timeout;
+	u64 icsk_ca_priv[13];
+};
+
+struct inet_bind_bucket {
+	possible_net_t ib_net;
+	int l3mdev;
+	short unsigned int port;
+	signed char fastreuse;
+	signed char fastreuseport;
+	kuid_t fastuid;
+	struct in6_addr fast_v6_rcv_saddr;
+	__be32 fast_rcv_saddr;
+	short unsigned int fast_sk_family;
+	bool fast_ipv6_only;
+	struct hlist_node node;
+	struct hlist_head owners;
+};
+
+struct inet_bind2_bucket {
+	possible_net_t ib_net;
+	int l3mdev;
+	short unsigned int port;
+	short unsigned int family;
+	union {
+		struct in6_addr v6_rcv_saddr;
+		__be32 rcv_saddr;
+	};
+	struct hlist_node node;
+	struct hlist_head owners;
+	struct hlist_head deathrow;
+};
+
+struct tcp_ulp_ops {
+	struct list_head list;
+	int (*init)(struct sock *);
+	void (*update)(struct sock *, struct proto *, void (*)(struct sock *));
+	void (*release)(struct sock *);
+	int (*get_info)(struct sock *, struct sk_buff *);
+	size_t (*get_info_size)(const struct sock *);
+	void (*clone)(const struct request_sock *, struct sock *, const gfp_t);
+	char name[16];
+	struct module *owner;
+};
+
+struct tcp_fastopen_cookie {
+	__le64 val[2];
+	s8 len;
+	bool exp;
+};
+
+struct tcp_sack_block {
+	u32 start_seq;
+	u32 end_seq;
+};
+
+struct tcp_options_received {
+	int ts_recent_stamp;
+	u32 ts_recent;
+	u32 rcv_tsval;
+	u32 rcv_tsecr;
+	u16 saw_tstamp: 1;
+	u16 tstamp_ok: 1;
+	u16 dsack: 1;
+	u16 wscale_ok: 1;
+	u16 sack_ok: 3;
+	u16 smc_ok: 1;
+	u16 snd_wscale: 4;
+	u16 rcv_wscale: 4;
+	u8 saw_unknown: 1;
+	u8 unused: 7;
+	u8 num_sacks;
+	u16 user_mss;
+	u16 mss_clamp;
+};
+
+struct tcp_rack {
+	u64 mstamp;
+	u32 rtt_us;
+	u32 end_seq;
+	u32 last_delivered;
+	u8 reo_wnd_steps;
+	u8 reo_wnd_persist: 5;
+	u8 dsack_seen: 1;
+	u8 advanced: 1;
+};
+
+struct tcp_fastopen_request;
+
+struct tcp_sock {
+	struct inet_connection_sock inet_conn;
+	u16 tcp_header_len;
+	u16 gso_segs;
+	__be32 pred_flags;
+	u64 bytes_received;
+	u32 segs_in;
+	u32 data_segs_in;
+	u32 rcv_nxt;
+	u32 copied_seq;
+	u32 rcv_wup;
+	u32 snd_nxt;
+	u32 segs_out;
+	u32 data_segs_out;
+	u64 bytes_sent;
+	u64 bytes_acked;
+	u32 dsack_dups;
+	u32 snd_una;
+	u32 snd_sml;
+	u32 rcv_tstamp;
+	u32 lsndtime;
+	u32 last_oow_ack_time;
+	u32 compressed_ack_rcv_nxt;
+	u32 tsoffset;
+	struct list_head tsq_node;
+	struct list_head tsorted_sent_queue;
+	u32 snd_wl1;
+	u32 snd_wnd;
+	u32 max_window;
+	u32 mss_cache;
+	u32 window_clamp;
+	u32 rcv_ssthresh;
+	struct tcp_rack rack;
+	u16 advmss;
+	u8 compressed_ack;
+	u8 dup_ack_counter: 2;
+	u8 tlp_retrans: 1;
+	u8 unused: 5;
+	u32 chrono_start;
+	u32 chrono_stat[3];
+	u8 chrono_type: 2;
+	u8 rate_app_limited: 1;
+	u8 fastopen_connect: 1;
+	u8 fastopen_no_cookie: 1;
+	u8 is_sack_reneg: 1;
+	u8 fastopen_client_fail: 2;
+	u8 nonagle: 4;
+	u8 thin_lto: 1;
+	u8 recvmsg_inq: 1;
+	u8 repair: 1;
+	u8 frto: 1;
+	u8 repair_queue;
+	u8 save_syn: 2;
+	u8 syn_data: 1;
+	u8 syn_fastopen: 1;
+	u8 syn_fastopen_exp: 1;
+	u8 syn_fastopen_ch: 1;
+	u8 syn_data_acked: 1;
+	u8 is_cwnd_limited: 1;
+	u32 tlp_high_seq;
+	u32 tcp_tx_delay;
+	u64 tcp_wstamp_ns;
+	u64 tcp_clock_cache;
+	u64 tcp_mstamp;
+	u32 srtt_us;
+	u32 mdev_us;
+	u32 mdev_max_us;
+	u32 rttvar_us;
+	u32 rtt_seq;
+	struct minmax rtt_min;
+	u32 packets_out;
+	u32 retrans_out;
+	u32 max_packets_out;
+	u32 cwnd_usage_seq;
+	u16 urg_data;
+	u8 ecn_flags;
+	u8 keepalive_probes;
+	u32 reordering;
+	u32 reord_seen;
+	u32 snd_up;
+	struct tcp_options_received rx_opt;
+	u32 snd_ssthresh;
+	u32 snd_cwnd;
+	u32 snd_cwnd_cnt;
+	u32 snd_cwnd_clamp;
+	u32 snd_cwnd_used;
+	u32 snd_cwnd_stamp;
+	u32 prior_cwnd;
+	u32 prr_delivered;
+	u32 prr_out;
+	u32 delivered;
+	u32 delivered_ce;
+	u32 lost;
+	u32 app_limited;
+	u64 first_tx_mstamp;
+	u64 delivered_mstamp;
+	u32 rate_delivered;
+	u32 rate_interval_us;
+	u32 rcv_wnd;
+	u32 write_seq;
+	u32 notsent_lowat;
+	u32 pushed_seq;
+	u32 lost_out;
+	u32 sacked_out;
+	struct hrtimer pacing_timer;
+	struct hrtimer compressed_ack_timer;
+	struct sk_buff *lost_skb_hint;
+	struct sk_buff *retransmit_skb_hint;
+	struct rb_root out_of_order_queue;
+	struct sk_buff *ooo_last_skb;
+	struct tcp_sack_block duplicate_sack[1];
+	struct tcp_sack_block selective_acks[4];
+	struct tcp_sack_block recv_sack_cache[4];
+	struct sk_buff *highest_sack;
+	int lost_cnt_hint;
+	u32 prior_ssthresh;
+	u32 high_seq;
+	u32 retrans_stamp;
+	u32 undo_marker;
+	int undo_retrans;
+	u64 bytes_retrans;
+	u32 total_retrans;
+	u32 urg_seq;
+	unsigned int keepalive_time;
+	unsigned int keepalive_intvl;
+	int linger2;
+	u8 bpf_sock_ops_cb_flags;
+	u8 bpf_chg_cc_inprogress: 1;
+	u16 timeout_rehash;
+	u32 rcv_ooopack;
+	u32 rcv_rtt_last_tsecr;
+	struct {
+		u32 rtt_us;
+		u32 seq;
+		u64 time;
+	} rcv_rtt_est;
+	struct {
+		u32 space;
+		u32 seq;
+		u64 time;
+	} rcvq_space;
+	struct {
+		u32 probe_seq_start;
+		u32 probe_seq_end;
+	} mtu_probe;
+	u32 mtu_info;
+	struct tcp_fastopen_request *fastopen_req;
+	struct request_sock *fastopen_rsk;
+	struct saved_syn *saved_syn;
+};
+
+struct tcp_fastopen_request {
+	struct tcp_fastopen_cookie cookie;
+	struct msghdr *data;
+	size_t size;
+	int copied;
+	struct ubuf_info *uarg;
+};
+
+struct udp_sock {
+	struct inet_sock inet;
+	long unsigned int udp_flags;
+	int pending;
+	__u8 encap_type;
+	__u8 pcflag;
+	__u16 len;
+	__u16 gso_size;
+	__u16 pcslen;
+	__u16 pcrlen;
+	int (*encap_rcv)(struct sock *, struct sk_buff *);
+	void (*encap_err_rcv)(struct sock *, struct sk_buff *, unsigned int);
+	int (*encap_err_lookup)(struct sock *, struct sk_buff *);
+	void (*encap_destroy)(struct sock *);
+	struct sk_buff * (*gro_receive)(struct sock *, struct list_head *, struct sk_buff *);
+	int (*gro_complete)(struct sock *, struct sk_buff *, int);
+	long: 64;
+	struct sk_buff_head reader_queue;
+	int forward_deficit;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct inet6_skb_parm {
+	int iif;
+	__be16 ra;
+	__u16 dst0;
+	__u16 srcrt;
+	__u16 dst1;
+	__u16 lastopt;
+	__u16 nhoff;
+	__u16 flags;
+	__u16 frag_max_size;
+	__u16 srhoff;
+};
+
+struct ip6_sf_socklist;
+
+struct ipv6_mc_socklist {
+	struct in6_addr addr;
+	int ifindex;
+	unsigned int sfmode;
+	struct ipv6_mc_socklist *next;
+	struct ip6_sf_socklist *sflist;
+	struct callback_head rcu;
+};
+
+struct ipv6_ac_socklist {
+	struct in6_addr acl_addr;
+	int acl_ifindex;
+	struct ipv6_ac_socklist *acl_next;
+};
+
+struct ip6_flowlabel;
+
+struct ipv6_fl_socklist {
+	struct ipv6_fl_socklist *next;
+	struct ip6_flowlabel *fl;
+	struct callback_head rcu;
+};
+
+struct ip6_sf_socklist {
+	unsigned int sl_max;
+	unsigned int sl_count;
+	struct callback_head rcu;
+	struct in6_addr sl_addr[0];
+};
+
+struct ip6_flowlabel {
+	struct ip6_flowlabel *next;
+	__be32 label;
+	atomic_t users;
+	struct in6_addr dst;
+	struct ipv6_txoptions *opt;
+	long unsigned int linger;
+	struct callback_head rcu;
+	u8 share;
+	union {
+		struct pid *pid;
+		kuid_t uid;
+	} owner;
+	long unsigned int lastuse;
+	long unsigned int expires;
+	struct net *fl_net;
+};
+
+struct inet_skb_parm {
+	int iif;
+	struct ip_options opt;
+	u16 flags;
+	u16 frag_max_size;
+};
+
+struct sock_ee_data_rfc4884 {
+	__u16 len;
+	__u8 flags;
+	__u8 reserved;
+};
+
+struct sock_extended_err {
+	__u32 ee_errno;
+	__u8 ee_origin;
+	__u8 ee_type;
+	__u8 ee_code;
+	__u8 ee_pad;
+	__u32 ee_info;
+	union {
+		__u32 ee_data;
+		struct sock_ee_data_rfc4884 ee_rfc4884;
+	};
+};
+
+struct sock_exterr_skb {
+	union {
+		struct inet_skb_parm h4;
+		struct inet6_skb_parm h6;
+	} header;
+	struct sock_extended_err ee;
+	u16 addr_offset;
+	__be16 port;
+	u8 opt_stats: 1;
+	u8 unused: 7;
+};
+
+struct net_protocol {
+	int (*handler)(struct sk_buff *);
+	int (*err_handler)(struct sk_buff *, u32);
+	unsigned int no_policy: 1;
+	unsigned int icmp_strict_tag_validation: 1;
+};
+
+enum {
+	SK_MEMINFO_RMEM_ALLOC = 0,
+	SK_MEMINFO_RCVBUF = 1,
+	SK_MEMINFO_WMEM_ALLOC = 2,
+	SK_MEMINFO_SNDBUF = 3,
+	SK_MEMINFO_FWD_ALLOC = 4,
+	SK_MEMINFO_WMEM_QUEUED = 5,
+	SK_MEMINFO_OPTMEM = 6,
+	SK_MEMINFO_BACKLOG = 7,
+	SK_MEMINFO_DROPS = 8,
+	SK_MEMINFO_VARS = 9,
+};
+
+enum sknetlink_groups {
+	SKNLGRP_NONE = 0,
+	SKNLGRP_INET_TCP_DESTROY = 1,
+	SKNLGRP_INET_UDP_DESTROY = 2,
+	SKNLGRP_INET6_TCP_DESTROY = 3,
+	SKNLGRP_INET6_UDP_DESTROY = 4,
+	__SKNLGRP_MAX = 5,
+};
+
+struct sock_fprog {
+	short unsigned int len;
+	struct sock_filter *filter;
 };
 
 struct ethtool_drvinfo {
@@ -45225,892 +47320,7 @@ struct ethtool_module_power_mode_params {
 	enum ethtool_module_power_mode mode;
 };
 
-struct compat_mmsghdr {
-	struct compat_msghdr msg_hdr;
-	compat_uint_t msg_len;
-};
-
-struct ip_options {
-	__be32 faddr;
-	__be32 nexthop;
-	unsigned char optlen;
-	unsigned char srr;
-	unsigned char rr;
-	unsigned char ts;
-	unsigned char is_strictroute: 1;
-	unsigned char srr_is_hit: 1;
-	unsigned char is_changed: 1;
-	unsigned char rr_needaddr: 1;
-	unsigned char ts_needtime: 1;
-	unsigned char ts_needaddr: 1;
-	unsigned char router_alert;
-	unsigned char cipso;
-	unsigned char __pad2;
-	unsigned char __data[0];
-};
-
-struct ip_options_rcu {
-	struct callback_head rcu;
-	struct ip_options opt;
-};
-
-struct ipv6_opt_hdr;
-
-struct ipv6_rt_hdr;
-
-struct ipv6_txoptions {
-	refcount_t refcnt;
-	int tot_len;
-	__u16 opt_flen;
-	__u16 opt_nflen;
-	struct ipv6_opt_hdr *hopopt;
-	struct ipv6_opt_hdr *dst0opt;
-	struct ipv6_rt_hdr *srcrt;
-	struct ipv6_opt_hdr *dst1opt;
-	struct callback_head rcu;
-};
-
-struct inet_cork {
-	unsigned int flags;
-	__be32 addr;
-	struct ip_options *opt;
-	unsigned int fragsize;
-	int length;
-	struct dst_entry *dst;
-	u8 tx_flags;
-	__u8 ttl;
-	__s16 tos;
-	char priority;
-	__u16 gso_size;
-	u64 transmit_time;
-	u32 mark;
-};
-
-struct inet_cork_full {
-	struct inet_cork base;
-	struct flowi fl;
-};
-
-struct ipv6_pinfo;
-
-struct ip_mc_socklist;
-
-struct inet_sock {
-	struct sock sk;
-	struct ipv6_pinfo *pinet6;
-	__be32 inet_saddr;
-	__s16 uc_ttl;
-	__u16 cmsg_flags;
-	struct ip_options_rcu *inet_opt;
-	atomic_t inet_id;
-	__be16 inet_sport;
-	__u8 tos;
-	__u8 min_ttl;
-	__u8 mc_ttl;
-	__u8 pmtudisc;
-	__u8 recverr: 1;
-	__u8 is_icsk: 1;
-	__u8 freebind: 1;
-	__u8 hdrincl: 1;
-	__u8 mc_loop: 1;
-	__u8 transparent: 1;
-	__u8 mc_all: 1;
-	__u8 nodefrag: 1;
-	__u8 bind_address_no_port: 1;
-	__u8 recverr_rfc4884: 1;
-	__u8 defer_connect: 1;
-	__u8 rcv_tos;
-	__u8 convert_csum;
-	int uc_index;
-	int mc_index;
-	__be32 mc_addr;
-	struct ip_mc_socklist *mc_list;
-	struct inet_cork_full cork;
-	struct {
-		__u16 lo;
-		__u16 hi;
-	} local_port_range;
-};
-
-struct in6_pktinfo {
-	struct in6_addr ipi6_addr;
-	int ipi6_ifindex;
-};
-
-struct inet6_cork {
-	struct ipv6_txoptions *opt;
-	u8 hop_limit;
-	u8 tclass;
-};
-
-struct ipv6_mc_socklist;
-
-struct ipv6_ac_socklist;
-
-struct ipv6_fl_socklist;
-
-struct ipv6_pinfo {
-	struct in6_addr saddr;
-	struct in6_pktinfo sticky_pktinfo;
-	const struct in6_addr *daddr_cache;
-	__be32 flow_label;
-	__u32 frag_size;
-	__u16 __unused_1: 7;
-	__s16 hop_limit: 9;
-	__u16 mc_loop: 1;
-	__u16 __unused_2: 6;
-	__s16 mcast_hops: 9;
-	int ucast_oif;
-	int mcast_oif;
-	union {
-		struct {
-			__u16 srcrt: 1;
-			__u16 osrcrt: 1;
-			__u16 rxinfo: 1;
-			__u16 rxoinfo: 1;
-			__u16 rxhlim: 1;
-			__u16 rxohlim: 1;
-			__u16 hopopts: 1;
-			__u16 ohopopts: 1;
-			__u16 dstopts: 1;
-			__u16 odstopts: 1;
-			__u16 rxflow: 1;
-			__u16 rxtclass: 1;
-			__u16 rxpmtu: 1;
-			__u16 rxorigdstaddr: 1;
-			__u16 recvfragsize: 1;
-		} bits;
-		__u16 all;
-	} rxopt;
-	__u16 recverr: 1;
-	__u16 sndflow: 1;
-	__u16 repflow: 1;
-	__u16 pmtudisc: 3;
-	__u16 padding: 1;
-	__u16 srcprefs: 3;
-	__u16 dontfrag: 1;
-	__u16 autoflowlabel: 1;
-	__u16 autoflowlabel_set: 1;
-	__u16 mc_all: 1;
-	__u16 recverr_rfc4884: 1;
-	__u16 rtalert_isolate: 1;
-	__u8 min_hopcount;
-	__u8 tclass;
-	__be32 rcv_flowinfo;
-	__u32 dst_cookie;
-	struct ipv6_mc_socklist *ipv6_mc_list;
-	struct ipv6_ac_socklist *ipv6_ac_list;
-	struct ipv6_fl_socklist *ipv6_fl_list;
-	struct ipv6_txoptions *opt;
-	struct sk_buff *pktoptions;
-	struct sk_buff *rxpmtu;
-	struct inet6_cork cork;
-};
-
-struct ipv6_rt_hdr {
-	__u8 nexthdr;
-	__u8 hdrlen;
-	__u8 type;
-	__u8 segments_left;
-};
-
-struct ipv6_opt_hdr {
-	__u8 nexthdr;
-	__u8 hdrlen;
-};
-
-struct inet6_skb_parm {
-	int iif;
-	__be16 ra;
-	__u16 dst0;
-	__u16 srcrt;
-	__u16 dst1;
-	__u16 lastopt;
-	__u16 nhoff;
-	__u16 flags;
-	__u16 frag_max_size;
-	__u16 srhoff;
-};
-
-struct ip6_sf_socklist;
-
-struct ipv6_mc_socklist {
-	struct in6_addr addr;
-	int ifindex;
-	unsigned int sfmode;
-	struct ipv6_mc_socklist *next;
-	struct ip6_sf_socklist *sflist;
-	struct callback_head rcu;
-};
-
-struct ipv6_ac_socklist {
-	struct in6_addr acl_addr;
-	int acl_ifindex;
-	struct ipv6_ac_socklist *acl_next;
-};
-
-struct ip6_flowlabel;
-
-struct ipv6_fl_socklist {
-	struct ipv6_fl_socklist *next;
-	struct ip6_flowlabel *fl;
-	struct callback_head rcu;
-};
-
-struct ip6_sf_socklist {
-	unsigned int sl_max;
-	unsigned int sl_count;
-	struct callback_head rcu;
-	struct in6_addr sl_addr[0];
-};
-
-struct ip6_flowlabel {
-	struct ip6_flowlabel *next;
-	__be32 label;
-	atomic_t users;
-	struct in6_addr dst;
-	struct ipv6_txoptions *opt;
-	long unsigned int linger;
-	struct callback_head rcu;
-	u8 share;
-	union {
-		struct pid *pid;
-		kuid_t uid;
-	} owner;
-	long unsigned int lastuse;
-	long unsigned int expires;
-	struct net *fl_net;
-};
-
-struct inet_skb_parm {
-	int iif;
-	struct ip_options opt;
-	u16 flags;
-	u16 frag_max_size;
-};
-
-struct sock_ee_data_rfc4884 {
-	__u16 len;
-	__u8 flags;
-	__u8 reserved;
-};
-
-struct sock_extended_err {
-	__u32 ee_errno;
-	__u8 ee_origin;
-	__u8 ee_type;
-	__u8 ee_code;
-	__u8 ee_pad;
-	__u32 ee_info;
-	union {
-		__u32 ee_data;
-		struct sock_ee_data_rfc4884 ee_rfc4884;
-	};
-};
-
-struct sock_exterr_skb {
-	union {
-		struct inet_skb_parm h4;
-		struct inet6_skb_parm h6;
-	} header;
-	struct sock_extended_err ee;
-	u16 addr_offset;
-	__be16 port;
-	u8 opt_stats: 1;
-	u8 unused: 7;
-};
-
-struct used_address {
-	struct __kernel_sockaddr_storage name;
-	unsigned int name_len;
-};
-
-struct minmax_sample {
-	u32 t;
-	u32 v;
-};
-
-struct minmax {
-	struct minmax_sample s[3];
-};
-
-struct fastopen_queue {
-	struct request_sock *rskq_rst_head;
-	struct request_sock *rskq_rst_tail;
-	spinlock_t lock;
-	int qlen;
-	int max_qlen;
-	struct tcp_fastopen_context *ctx;
-};
-
-struct request_sock_queue {
-	spinlock_t rskq_lock;
-	u8 rskq_defer_accept;
-	u32 synflood_warned;
-	atomic_t qlen;
-	atomic_t young;
-	struct request_sock *rskq_accept_head;
-	struct request_sock *rskq_accept_tail;
-	struct fastopen_queue fastopenq;
-};
-
-struct inet_request_sock {
-	struct request_sock req;
-	u16 snd_wscale: 4;
-	u16 rcv_wscale: 4;
-	u16 tstamp_ok: 1;
-	u16 sack_ok: 1;
-	u16 wscale_ok: 1;
-	u16 ecn_ok: 1;
-	u16 acked: 1;
-	u16 no_srccheck: 1;
-	u16 smc_ok: 1;
-	u32 ir_mark;
-	union {
-		struct ip_options_rcu *ireq_opt;
-		struct {
-			struct ipv6_txoptions *ipv6_opt;
-			struct sk_buff *pktopts;
-		};
-	};
-};
-
-struct inet_connection_sock_af_ops {
-	int (*queue_xmit)(struct sock *, struct sk_buff *, struct flowi *);
-	void (*send_check)(struct sock *, struct sk_buff *);
-	int (*rebuild_header)(struct sock *);
-	void (*sk_rx_dst_set)(struct sock *, const struct sk_buff *);
-	int (*conn_request)(struct sock *, struct sk_buff *);
-	struct sock * (*syn_recv_sock)(const struct sock *, struct sk_buff *, struct request_sock *, struct dst_entry *, struct request_sock *, bool *, void (*)(struct sock *, const struct sock *));
-	u16 net_header_len;
-	u16 net_frag_header_len;
-	u16 sockaddr_len;
-	int (*setsockopt)(struct sock *, int, int, sockptr_t, unsigned int);
-	int (*getsockopt)(struct sock *, int, int, char *, int *);
-	void (*addr2sockaddr)(struct sock *, struct sockaddr *);
-	void (*mtu_reduced)(struct sock *);
-};
-
-struct inet_bind_bucket;
-
-struct inet_bind2_bucket;
-
-struct tcp_ulp_ops;
-
-struct inet_connection_sock {
-	struct inet_sock icsk_inet;
-	struct request_sock_queue icsk_accept_queue;
-	struct inet_bind_bucket *icsk_bind_hash;
-	struct inet_bind2_bucket *icsk_bind2_hash;
-	long unsigned int icsk_timeout;
-	struct timer_list icsk_retransmit_timer;
-	struct timer_list icsk_delack_timer;
-	union {
-		struct timer_list icsk_keepalive_timer;
-		struct timer_list mptcp_tout_timer;
-	};
-	__u32 icsk_rto;
-	__u32 icsk_rto_min;
-	__u32 icsk_delack_max;
-	__u32 icsk_pmtu_cookie;
-	const struct tcp_congestion_ops *icsk_ca_ops;
-	const struct inet_connection_sock_af_ops *icsk_af_ops;
-	const struct tcp_ulp_ops *icsk_ulp_ops;
-	void *icsk_ulp_data;
-	void (*icsk_clean_acked)(struct sock *, u32);
-	unsigned int (*icsk_sync_mss)(struct sock *, u32);
-	__u8 icsk_ca_state: 5;
-	__u8 icsk_ca_initialized: 1;
-	__u8 icsk_ca_setsockopt: 1;
-	__u8 icsk_ca_dst_locked: 1;
-	__u8 icsk_retransmits;
-	__u8 icsk_pending;
-	__u8 icsk_backoff;
-	__u8 icsk_syn_retries;
-	__u8 icsk_probes_out;
-	__u16 icsk_ext_hdr_len;
-	struct {
-		__u8 pending;
-		__u8 quick;
-		__u8 pingpong;
-		__u8 retry;
-		__u32 ato;
-		long unsigned int timeout;
-		__u32 lrcvtime;
-		__u16 last_seg_size;
-		__u16 rcv_mss;
-	} icsk_ack;
-	struct {
-		int search_high;
-		int search_low;
-		u32 probe_size: 31;
-		u32 enabled: 1;
-		u32 probe_timestamp;
-	} icsk_mtup;
-	u32 icsk_probes_tstamp;
-	u32 icsk_user_timeout;
-	u64 icsk_ca_priv[13];
-};
-
-struct tcp_ulp_ops {
-	struct list_head list;
-	int (*init)(struct sock *);
-	void (*update)(struct sock *, struct proto *, void (*)(struct sock *));
-	void (*release)(struct sock *);
-	int (*get_info)(struct sock *, struct sk_buff *);
-	size_t (*get_info_size)(const struct sock *);
-	void (*clone)(const struct request_sock *, struct sock *, const gfp_t);
-	char name[16];
-	struct module *owner;
-};
-
-struct tcp_sack_block {
-	u32 start_seq;
-	u32 end_seq;
-};
-
-struct tcp_options_received {
-	int ts_recent_stamp;
-	u32 ts_recent;
-	u32 rcv_tsval;
-	u32 rcv_tsecr;
-	u16 saw_tstamp: 1;
-	u16 tstamp_ok: 1;
-	u16 dsack: 1;
-	u16 wscale_ok: 1;
-	u16 sack_ok: 3;
-	u16 smc_ok: 1;
-	u16 snd_wscale: 4;
-	u16 rcv_wscale: 4;
-	u8 saw_unknown: 1;
-	u8 unused: 7;
-	u8 num_sacks;
-	u16 user_mss;
-	u16 mss_clamp;
-};
-
-struct tcp_request_sock_ops;
-
-struct tcp_request_sock {
-	struct inet_request_sock req;
-	const struct tcp_request_sock_ops *af_specific;
-	u64 snt_synack;
-	bool tfo_listener;
-	bool is_mptcp;
-	u32 txhash;
-	u32 rcv_isn;
-	u32 snt_isn;
-	u32 ts_off;
-	u32 last_oow_ack_time;
-	u32 rcv_nxt;
-	u8 syn_tos;
-};
-
-enum tcp_synack_type {
-	TCP_SYNACK_NORMAL = 0,
-	TCP_SYNACK_FASTOPEN = 1,
-	TCP_SYNACK_COOKIE = 2,
-};
-
-union tcp_seq_and_ts_off;
-
-struct tcp_fastopen_cookie;
-
-struct tcp_request_sock_ops {
-	u16 mss_clamp;
-	struct dst_entry * (*route_req)(const struct sock *, struct sk_buff *, struct flowi *, struct request_sock *);
-	union tcp_seq_and_ts_off (*init_seq_and_ts_off)(const struct net *, const struct sk_buff *);
-	int (*send_synack)(const struct sock *, struct dst_entry *, struct flowi *, struct request_sock *, struct tcp_fastopen_cookie *, enum tcp_synack_type, struct sk_buff *);
-};
-
-struct tcp_rack {
-	u64 mstamp;
-	u32 rtt_us;
-	u32 end_seq;
-	u32 last_delivered;
-	u8 reo_wnd_steps;
-	u8 reo_wnd_persist: 5;
-	u8 dsack_seen: 1;
-	u8 advanced: 1;
-};
-
-struct tcp_fastopen_request;
-
-struct tcp_sock {
-	struct inet_connection_sock inet_conn;
-	u16 tcp_header_len;
-	u16 gso_segs;
-	__be32 pred_flags;
-	u64 bytes_received;
-	u32 segs_in;
-	u32 data_segs_in;
-	u32 rcv_nxt;
-	u32 copied_seq;
-	u32 rcv_wup;
-	u32 snd_nxt;
-	u32 segs_out;
-	u32 data_segs_out;
-	u64 bytes_sent;
-	u64 bytes_acked;
-	u32 dsack_dups;
-	u32 snd_una;
-	u32 snd_sml;
-	u32 rcv_tstamp;
-	u32 lsndtime;
-	u32 last_oow_ack_time;
-	u32 compressed_ack_rcv_nxt;
-	u32 tsoffset;
-	struct list_head tsq_node;
-	struct list_head tsorted_sent_queue;
-	u32 snd_wl1;
-	u32 snd_wnd;
-	u32 max_window;
-	u32 mss_cache;
-	u32 window_clamp;
-	u32 rcv_ssthresh;
-	struct tcp_rack rack;
-	u16 advmss;
-	u8 compressed_ack;
-	u8 dup_ack_counter: 2;
-	u8 tlp_retrans: 1;
-	u8 unused: 5;
-	u32 chrono_start;
-	u32 chrono_stat[3];
-	u8 chrono_type: 2;
-	u8 rate_app_limited: 1;
-	u8 fastopen_connect: 1;
-	u8 fastopen_no_cookie: 1;
-	u8 is_sack_reneg: 1;
-	u8 fastopen_client_fail: 2;
-	u8 nonagle: 4;
-	u8 thin_lto: 1;
-	u8 recvmsg_inq: 1;
-	u8 repair: 1;
-	u8 frto: 1;
-	u8 repair_queue;
-	u8 save_syn: 2;
-	u8 syn_data: 1;
-	u8 syn_fastopen: 1;
-	u8 syn_fastopen_exp: 1;
-	u8 syn_fastopen_ch: 1;
-	u8 syn_data_acked: 1;
-	u8 is_cwnd_limited: 1;
-	u32 tlp_high_seq;
-	u32 tcp_tx_delay;
-	u64 tcp_wstamp_ns;
-	u64 tcp_clock_cache;
-	u64 tcp_mstamp;
-	u32 srtt_us;
-	u32 mdev_us;
-	u32 mdev_max_us;
-	u32 rttvar_us;
-	u32 rtt_seq;
-	struct minmax rtt_min;
-	u32 packets_out;
-	u32 retrans_out;
-	u32 max_packets_out;
-	u32 cwnd_usage_seq;
-	u16 urg_data;
-	u8 ecn_flags;
-	u8 keepalive_probes;
-	u32 reordering;
-	u32 reord_seen;
-	u32 snd_up;
-	struct tcp_options_received rx_opt;
-	u32 snd_ssthresh;
-	u32 snd_cwnd;
-	u32 snd_cwnd_cnt;
-	u32 snd_cwnd_clamp;
-	u32 snd_cwnd_used;
-	u32 snd_cwnd_stamp;
-	u32 prior_cwnd;
-	u32 prr_delivered;
-	u32 prr_out;
-	u32 delivered;
-	u32 delivered_ce;
-	u32 lost;
-	u32 app_limited;
-	u64 first_tx_mstamp;
-	u64 delivered_mstamp;
-	u32 rate_delivered;
-	u32 rate_interval_us;
-	u32 rcv_wnd;
-	u32 write_seq;
-	u32 notsent_lowat;
-	u32 pushed_seq;
-	u32 lost_out;
-	u32 sacked_out;
-	struct hrtimer pacing_timer;
-	struct hrtimer compressed_ack_timer;
-	struct sk_buff *lost_skb_hint;
-	struct sk_buff *retransmit_skb_hint;
-	struct rb_root out_of_order_queue;
-	struct sk_buff *ooo_last_skb;
-	struct tcp_sack_block duplicate_sack[1];
-	struct tcp_sack_block selective_acks[4];
-	struct tcp_sack_block recv_sack_cache[4];
-	struct sk_buff *highest_sack;
-	int lost_cnt_hint;
-	u32 prior_ssthresh;
-	u32 high_seq;
-	u32 retrans_stamp;
-	u32 undo_marker;
-	int undo_retrans;
-	u64 bytes_retrans;
-	u32 total_retrans;
-	u32 urg_seq;
-	unsigned int keepalive_time;
-	unsigned int keepalive_intvl;
-	int linger2;
-	u8 bpf_sock_ops_cb_flags;
-	u8 bpf_chg_cc_inprogress: 1;
-	u16 timeout_rehash;
-	u32 rcv_ooopack;
-	u32 rcv_rtt_last_tsecr;
-	struct {
-		u32 rtt_us;
-		u32 seq;
-		u64 time;
-	} rcv_rtt_est;
-	struct {
-		u32 space;
-		u32 seq;
-		u64 time;
-	} rcvq_space;
-	struct {
-		u32 probe_seq_start;
-		u32 probe_seq_end;
-	} mtu_probe;
-	u32 mtu_info;
-	struct tcp_fastopen_request *fastopen_req;
-	struct request_sock *fastopen_rsk;
-	struct saved_syn *saved_syn;
-};
-
 typedef __u16 __sum16;
-
-struct inet_ehash_bucket;
-
-struct inet_bind_hashbucket;
-
-struct inet_listen_hashbucket;
-
-struct inet_hashinfo {
-	struct inet_ehash_bucket *ehash;
-	spinlock_t *ehash_locks;
-	unsigned int ehash_mask;
-	unsigned int ehash_locks_mask;
-	struct kmem_cache *bind_bucket_cachep;
-	struct inet_bind_hashbucket *bhash;
-	struct kmem_cache *bind2_bucket_cachep;
-	struct inet_bind_hashbucket *bhash2;
-	unsigned int bhash_size;
-	unsigned int lhash2_mask;
-	struct inet_listen_hashbucket *lhash2;
-	bool pernet;
-};
-
-struct tcp_fastopen_context {
-	siphash_key_t key[2];
-	int num;
-	struct callback_head rcu;
-};
-
-struct rt6key {
-	struct in6_addr addr;
-	int plen;
-};
-
-struct rtable;
-
-struct fnhe_hash_bucket;
-
-struct fib_nh_common {
-	struct net_device *nhc_dev;
-	netdevice_tracker nhc_dev_tracker;
-	int nhc_oif;
-	unsigned char nhc_scope;
-	u8 nhc_family;
-	u8 nhc_gw_family;
-	unsigned char nhc_flags;
-	struct lwtunnel_state *nhc_lwtstate;
-	union {
-		__be32 ipv4;
-		struct in6_addr ipv6;
-	} nhc_gw;
-	int nhc_weight;
-	atomic_t nhc_upper_bound;
-	struct rtable **nhc_pcpu_rth_output;
-	struct rtable *nhc_rth_input;
-	struct fnhe_hash_bucket *nhc_exceptions;
-};
-
-struct rt6_exception_bucket;
-
-struct fib6_nh {
-	struct fib_nh_common nh_common;
-	struct rt6_info **rt6i_pcpu;
-	struct rt6_exception_bucket *rt6i_exception_bucket;
-};
-
-struct fib6_node;
-
-struct dst_metrics;
-
-struct nexthop;
-
-struct fib6_info {
-	struct fib6_table *fib6_table;
-	struct fib6_info *fib6_next;
-	struct fib6_node *fib6_node;
-	union {
-		struct list_head fib6_siblings;
-		struct list_head nh_list;
-	};
-	unsigned int fib6_nsiblings;
-	refcount_t fib6_ref;
-	long unsigned int expires;
-	struct dst_metrics *fib6_metrics;
-	struct rt6key fib6_dst;
-	u32 fib6_flags;
-	struct rt6key fib6_src;
-	struct rt6key fib6_prefsrc;
-	u32 fib6_metric;
-	u8 fib6_protocol;
-	u8 fib6_type;
-	u8 offload;
-	u8 trap;
-	u8 offload_failed;
-	u8 should_flush: 1;
-	u8 dst_nocount: 1;
-	u8 dst_nopolicy: 1;
-	u8 fib6_destroying: 1;
-	u8 unused: 4;
-	struct callback_head rcu;
-	struct nexthop *nh;
-	struct fib6_nh fib6_nh[0];
-};
-
-struct uncached_list;
-
-struct rt6_info {
-	struct dst_entry dst;
-	struct fib6_info *from;
-	int sernum;
-	struct rt6key rt6i_dst;
-	struct rt6key rt6i_src;
-	struct in6_addr rt6i_gateway;
-	struct inet6_dev *rt6i_idev;
-	u32 rt6i_flags;
-	struct list_head rt6i_uncached;
-	struct uncached_list *rt6i_uncached_list;
-	short unsigned int rt6i_nfheader_len;
-};
-
-struct rt6_statistics {
-	__u32 fib_nodes;
-	__u32 fib_route_nodes;
-	__u32 fib_rt_entries;
-	__u32 fib_rt_cache;
-	__u32 fib_discarded_routes;
-	atomic_t fib_rt_alloc;
-};
-
-struct fib6_node {
-	struct fib6_node *parent;
-	struct fib6_node *left;
-	struct fib6_node *right;
-	struct fib6_info *leaf;
-	__u16 fn_bit;
-	__u16 fn_flags;
-	int fn_sernum;
-	struct fib6_info *rr_ptr;
-	struct callback_head rcu;
-};
-
-struct fib6_table {
-	struct hlist_node tb6_hlist;
-	u32 tb6_id;
-	spinlock_t tb6_lock;
-	struct fib6_node tb6_root;
-	struct inet_peer_base tb6_peers;
-	unsigned int flags;
-	unsigned int fib_seq;
-};
-
-enum {
-	XFRM_POLICY_TYPE_MAIN = 0,
-	XFRM_POLICY_TYPE_SUB = 1,
-	XFRM_POLICY_TYPE_MAX = 2,
-	XFRM_POLICY_TYPE_ANY = 255,
-};
-
-enum {
-	XFRM_MSG_BASE = 16,
-	XFRM_MSG_NEWSA = 16,
-	XFRM_MSG_DELSA = 17,
-	XFRM_MSG_GETSA = 18,
-	XFRM_MSG_NEWPOLICY = 19,
-	XFRM_MSG_DELPOLICY = 20,
-	XFRM_MSG_GETPOLICY = 21,
-	XFRM_MSG_ALLOCSPI = 22,
-	XFRM_MSG_ACQUIRE = 23,
-	XFRM_MSG_EXPIRE = 24,
-	XFRM_MSG_UPDPOLICY = 25,
-	XFRM_MSG_UPDSA = 26,
-	XFRM_MSG_POLEXPIRE = 27,
-	XFRM_MSG_FLUSHSA = 28,
-	XFRM_MSG_FLUSHPOLICY = 29,
-	XFRM_MSG_NEWAE = 30,
-	XFRM_MSG_GETAE = 31,
-	XFRM_MSG_REPORT = 32,
-	XFRM_MSG_MIGRATE = 33,
-	XFRM_MSG_NEWSADINFO = 34,
-	XFRM_MSG_GETSADINFO = 35,
-	XFRM_MSG_NEWSPDINFO = 36,
-	XFRM_MSG_GETSPDINFO = 37,
-	XFRM_MSG_MAPPING = 38,
-	XFRM_MSG_SETDEFAULT = 39,
-	XFRM_MSG_GETDEFAULT = 40,
-	__XFRM_MSG_MAX = 41,
-};
-
-enum xfrm_attr_type_t {
-	XFRMA_UNSPEC = 0,
-	XFRMA_ALG_AUTH = 1,
-	XFRMA_ALG_CRYPT = 2,
-	XFRMA_ALG_COMP = 3,
-	XFRMA_ENCAP = 4,
-	XFRMA_TMPL = 5,
-	XFRMA_SA = 6,
-	XFRMA_POLICY = 7,
-	XFRMA_SEC_CTX = 8,
-	XFRMA_LTIME_VAL = 9,
-	XFRMA_REPLAY_VAL = 10,
-	XFRMA_REPLAY_THRESH = 11,
-	XFRMA_ETIMER_THRESH = 12,
-	XFRMA_SRCADDR = 13,
-	XFRMA_COADDR = 14,
-	XFRMA_LASTUSED = 15,
-	XFRMA_POLICY_TYPE = 16,
-	XFRMA_MIGRATE = 17,
-	XFRMA_ALG_AEAD = 18,
-	XFRMA_KMADDRESS = 19,
-	XFRMA_ALG_AUTH_TRUNC = 20,
-	XFRMA_MARK = 21,
-	XFRMA_TFCPAD = 22,
-	XFRMA_REPLAY_ESN_VAL = 23,
-	XFRMA_SA_EXTRA_FLAGS = 24,
-	XFRMA_PROTO = 25,
-	XFRMA_ADDRESS_FILTER = 26,
-	XFRMA_PAD = 27,
-	XFRMA_OFFLOAD_DEV = 28,
-	XFRMA_SET_MARK = 29,
-	XFRMA_SET_MARK_MASK = 30,
-	XFRMA_IF_ID = 31,
-	XFRMA_MTIMER_THRESH = 32,
-	__XFRMA_MAX = 33,
-};
 
 struct ts_state {
 	unsigned int offset;
@@ -46138,73 +47348,21 @@ struct ts_config {
 };
 
 enum {
-	NETIF_F_SG_BIT = 0,
-	NETIF_F_IP_CSUM_BIT = 1,
-	__UNUSED_NETIF_F_1 = 2,
-	NETIF_F_HW_CSUM_BIT = 3,
-	NETIF_F_IPV6_CSUM_BIT = 4,
-	NETIF_F_HIGHDMA_BIT = 5,
-	NETIF_F_FRAGLIST_BIT = 6,
-	NETIF_F_HW_VLAN_CTAG_TX_BIT = 7,
-	NETIF_F_HW_VLAN_CTAG_RX_BIT = 8,
-	NETIF_F_HW_VLAN_CTAG_FILTER_BIT = 9,
-	NETIF_F_VLAN_CHALLENGED_BIT = 10,
-	NETIF_F_GSO_BIT = 11,
-	NETIF_F_LLTX_BIT = 12,
-	NETIF_F_NETNS_LOCAL_BIT = 13,
-	NETIF_F_GRO_BIT = 14,
-	NETIF_F_LRO_BIT = 15,
-	NETIF_F_GSO_SHIFT = 16,
-	NETIF_F_TSO_BIT = 16,
-	NETIF_F_GSO_ROBUST_BIT = 17,
-	NETIF_F_TSO_ECN_BIT = 18,
-	NETIF_F_TSO_MANGLEID_BIT = 19,
-	NETIF_F_TSO6_BIT = 20,
-	NETIF_F_FSO_BIT = 21,
-	NETIF_F_GSO_GRE_BIT = 22,
-	NETIF_F_GSO_GRE_CSUM_BIT = 23,
-	NETIF_F_GSO_IPXIP4_BIT = 24,
-	NETIF_F_GSO_IPXIP6_BIT = 25,
-	NETIF_F_GSO_UDP_TUNNEL_BIT = 26,
-	NETIF_F_GSO_UDP_TUNNEL_CSUM_BIT = 27,
-	NETIF_F_GSO_PARTIAL_BIT = 28,
-	NETIF_F_GSO_TUNNEL_REMCSUM_BIT = 29,
-	NETIF_F_GSO_SCTP_BIT = 30,
-	NETIF_F_GSO_ESP_BIT = 31,
-	NETIF_F_GSO_UDP_BIT = 32,
-	NETIF_F_GSO_UDP_L4_BIT = 33,
-	NETIF_F_GSO_FRAGLIST_BIT = 34,
-	NETIF_F_GSO_LAST = 34,
-	NETIF_F_FCOE_CRC_BIT = 35,
-	NETIF_F_SCTP_CRC_BIT = 36,
-	NETIF_F_FCOE_MTU_BIT = 37,
-	NETIF_F_NTUPLE_BIT = 38,
-	NETIF_F_RXHASH_BIT = 39,
-	NETIF_F_RXCSUM_BIT = 40,
-	NETIF_F_NOCACHE_COPY_BIT = 41,
-	NETIF_F_LOOPBACK_BIT = 42,
-	NETIF_F_RXFCS_BIT = 43,
-	NETIF_F_RXALL_BIT = 44,
-	NETIF_F_HW_VLAN_STAG_TX_BIT = 45,
-	NETIF_F_HW_VLAN_STAG_RX_BIT = 46,
-	NETIF_F_HW_VLAN_STAG_FILTER_BIT = 47,
-	NETIF_F_HW_L2FW_DOFFLOAD_BIT = 48,
-	NETIF_F_HW_TC_BIT = 49,
-	NETIF_F_HW_ESP_BIT = 50,
-	NETIF_F_HW_ESP_TX_CSUM_BIT = 51,
-	NETIF_F_RX_UDP_TUNNEL_PORT_BIT = 52,
-	NETIF_F_HW_TLS_TX_BIT = 53,
-	NETIF_F_HW_TLS_RX_BIT = 54,
-	NETIF_F_GRO_HW_BIT = 55,
-	NETIF_F_HW_TLS_RECORD_BIT = 56,
-	NETIF_F_GRO_FRAGLIST_BIT = 57,
-	NETIF_F_HW_MACSEC_BIT = 58,
-	NETIF_F_GRO_UDP_FWD_BIT = 59,
-	NETIF_F_HW_HSR_TAG_INS_BIT = 60,
-	NETIF_F_HW_HSR_TAG_RM_BIT = 61,
-	NETIF_F_HW_HSR_FWD_BIT = 62,
-	NETIF_F_HW_HSR_DUP_BIT = 63,
-	NETDEV_FEATURE_COUNT = 64,
+	SKBTX_HW_TSTAMP = 1,
+	SKBTX_SW_TSTAMP = 2,
+	SKBTX_IN_PROGRESS = 4,
+	SKBTX_HW_TSTAMP_USE_CYCLES = 8,
+	SKBTX_WIFI_STATUS = 16,
+	SKBTX_HW_TSTAMP_NETDEV = 32,
+	SKBTX_SCHED_TSTAMP = 64,
+};
+
+enum {
+	SKBFL_ZEROCOPY_ENABLE = 1,
+	SKBFL_SHARED_FRAG = 2,
+	SKBFL_PURE_ZEROCOPY = 4,
+	SKBFL_DONT_ORPHAN = 8,
+	SKBFL_MANAGED_FRAG_REFS = 16,
 };
 
 struct mmpin {
@@ -46233,28 +47391,6 @@ enum {
 	SKB_FCLONE_UNAVAILABLE = 0,
 	SKB_FCLONE_ORIG = 1,
 	SKB_FCLONE_CLONE = 2,
-};
-
-enum {
-	SKB_GSO_TCPV4 = 1,
-	SKB_GSO_DODGY = 2,
-	SKB_GSO_TCP_ECN = 4,
-	SKB_GSO_TCP_FIXEDID = 8,
-	SKB_GSO_TCPV6 = 16,
-	SKB_GSO_FCOE = 32,
-	SKB_GSO_GRE = 64,
-	SKB_GSO_GRE_CSUM = 128,
-	SKB_GSO_IPXIP4 = 256,
-	SKB_GSO_IPXIP6 = 512,
-	SKB_GSO_UDP_TUNNEL = 1024,
-	SKB_GSO_UDP_TUNNEL_CSUM = 2048,
-	SKB_GSO_PARTIAL = 4096,
-	SKB_GSO_TUNNEL_REMCSUM = 8192,
-	SKB_GSO_SCTP = 16384,
-	SKB_GSO_ESP = 32768,
-	SKB_GSO_UDP = 65536,
-	SKB_GSO_UDP_L4 = 131072,
-	SKB_GSO_FRAGLIST = 262144,
 };
 
 struct sk_buff_fclones {
@@ -46289,101 +47425,9 @@ struct skb_gso_cb {
 	__u16 csum_start;
 };
 
-struct gro_list {
-	struct list_head list;
-	int count;
-};
-
-struct napi_struct {
-	struct list_head poll_list;
-	long unsigned int state;
-	int weight;
-	int defer_hard_irqs_count;
-	long unsigned int gro_bitmask;
-	int (*poll)(struct napi_struct *, int);
-	struct net_device *dev;
-	struct gro_list gro_hash[8];
-	struct sk_buff *skb;
-	struct list_head rx_list;
-	int rx_count;
-	struct hrtimer timer;
-	struct list_head dev_list;
-	struct hlist_node napi_hash_node;
-	unsigned int napi_id;
-	struct task_struct *thread;
-};
-
-struct netdev_name_node {
-	struct hlist_node hlist;
-	struct list_head list;
-	struct net_device *dev;
-	const char *name;
-};
-
-struct sd_flow_limit;
-
-struct softnet_data {
-	struct list_head poll_list;
-	struct sk_buff_head process_queue;
-	unsigned int processed;
-	unsigned int time_squeeze;
-	unsigned int received_rps;
-	struct softnet_data *rps_ipi_list;
-	struct sd_flow_limit *flow_limit;
-	struct Qdisc *output_queue;
-	struct Qdisc **output_queue_tailp;
-	struct sk_buff *completion_queue;
-	struct {
-		u16 recursion;
-		u8 more;
-	} xmit;
-	long: 64;
-	long: 64;
-	long: 64;
-	unsigned int input_queue_head;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	call_single_data_t csd;
-	struct softnet_data *rps_ipi_next;
-	unsigned int cpu;
-	unsigned int input_queue_tail;
-	unsigned int dropped;
-	struct sk_buff_head input_pkt_queue;
-	struct napi_struct backlog;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	spinlock_t defer_lock;
-	int defer_count;
-	int defer_ipi_scheduled;
-	struct sk_buff *defer_list;
-	long: 64;
-	call_single_data_t defer_csd;
-};
-
-struct sd_flow_limit {
-	u64 count;
-	unsigned int num_buckets;
-	unsigned int history_head;
-	u16 history[128];
-	u8 buckets[0];
-};
-
 enum skb_free_reason {
 	SKB_REASON_CONSUMED = 0,
 	SKB_REASON_DROPPED = 1,
-};
-
-struct dst_metrics {
-	u32 metrics[17];
-	refcount_t refcnt;
 };
 
 struct tcphdr {
@@ -46470,43 +47514,6 @@ struct frag_hdr {
 	__be32 identification;
 };
 
-struct fib_nh_exception {
-	struct fib_nh_exception *fnhe_next;
-	int fnhe_genid;
-	__be32 fnhe_daddr;
-	u32 fnhe_pmtu;
-	bool fnhe_mtu_locked;
-	__be32 fnhe_gw;
-	long unsigned int fnhe_expires;
-	struct rtable *fnhe_rth_input;
-	struct rtable *fnhe_rth_output;
-	long unsigned int fnhe_stamp;
-	struct callback_head rcu;
-};
-
-struct rtable {
-	struct dst_entry dst;
-	int rt_genid;
-	unsigned int rt_flags;
-	__u16 rt_type;
-	__u8 rt_is_input;
-	__u8 rt_uses_gateway;
-	int rt_iif;
-	u8 rt_gw_family;
-	union {
-		__be32 rt_gw4;
-		struct in6_addr rt_gw6;
-	};
-	u32 rt_mtu_locked: 1;
-	u32 rt_pmtu: 31;
-	struct list_head rt_uncached;
-	struct uncached_list *rt_uncached_list;
-};
-
-struct fnhe_hash_bucket {
-	struct fib_nh_exception *chain;
-};
-
 enum {
 	SCM_TSTAMP_SND = 0,
 	SCM_TSTAMP_SCHED = 1,
@@ -46534,52 +47541,8 @@ struct vlan_ethhdr {
 	__be16 h_vlan_encapsulated_proto;
 };
 
-struct rt6_exception_bucket {
-	struct hlist_head chain;
-	int depth;
-};
-
 struct mpls_shim_hdr {
 	__be32 label_stack_entry;
-};
-
-struct inet_ehash_bucket {
-	struct hlist_nulls_head chain;
-};
-
-struct inet_bind_hashbucket {
-	spinlock_t lock;
-	struct hlist_head chain;
-};
-
-struct inet_listen_hashbucket {
-	spinlock_t lock;
-	struct hlist_nulls_head nulls_head;
-};
-
-struct ack_sample {
-	u32 pkts_acked;
-	s32 rtt_us;
-	u32 in_flight;
-};
-
-struct rate_sample {
-	u64 prior_mstamp;
-	u32 prior_delivered;
-	u32 prior_delivered_ce;
-	s32 delivered;
-	s32 delivered_ce;
-	long int interval_us;
-	u32 snd_interval_us;
-	u32 rcv_interval_us;
-	long int rtt_us;
-	int losses;
-	u32 acked_sacked;
-	u32 prior_in_flight;
-	u32 last_end_seq;
-	bool is_app_limited;
-	bool is_retrans;
-	bool is_ack_delayed;
 };
 
 struct page_frag_1k {
@@ -46627,34 +47590,233 @@ struct gnet_stats_rate_est64 {
 	__u64 pps;
 };
 
-struct gnet_estimator {
-	signed char interval;
-	unsigned char ewma_log;
-};
-
-struct net_rate_estimator {
-	struct gnet_stats_basic_sync *bstats;
-	spinlock_t *stats_lock;
-	bool running;
-	struct gnet_stats_basic_sync *cpu_bstats;
-	u8 ewma_log;
-	u8 intvl_log;
-	seqcount_t seq;
-	u64 last_packets;
-	u64 last_bytes;
-	u64 avpps;
-	u64 avbps;
-	long unsigned int next_jiffies;
-	struct timer_list timer;
-	struct callback_head rcu;
-};
-
-union tcp_seq_and_ts_off {
-	struct {
-		u32 seq;
-		u32 ts_off;
+struct net_generic {
+	union {
+		struct {
+			unsigned int len;
+			struct callback_head rcu;
+		} s;
+		struct {
+			struct {} __empty_ptr;
+			void *ptr[0];
+		};
 	};
-	u64 hash64;
+};
+
+enum {
+	RTM_BASE = 16,
+	RTM_NEWLINK = 16,
+	RTM_DELLINK = 17,
+	RTM_GETLINK = 18,
+	RTM_SETLINK = 19,
+	RTM_NEWADDR = 20,
+	RTM_DELADDR = 21,
+	RTM_GETADDR = 22,
+	RTM_NEWROUTE = 24,
+	RTM_DELROUTE = 25,
+	RTM_GETROUTE = 26,
+	RTM_NEWNEIGH = 28,
+	RTM_DELNEIGH = 29,
+	RTM_GETNEIGH = 30,
+	RTM_NEWRULE = 32,
+	RTM_DELRULE = 33,
+	RTM_GETRULE = 34,
+	RTM_NEWQDISC = 36,
+	RTM_DELQDISC = 37,
+	RTM_GETQDISC = 38,
+	RTM_NEWTCLASS = 40,
+	RTM_DELTCLASS = 41,
+	RTM_GETTCLASS = 42,
+	RTM_NEWTFILTER = 44,
+	RTM_DELTFILTER = 45,
+	RTM_GETTFILTER = 46,
+	RTM_NEWACTION = 48,
+	RTM_DELACTION = 49,
+	RTM_GETACTION = 50,
+	RTM_NEWPREFIX = 52,
+	RTM_GETMULTICAST = 58,
+	RTM_GETANYCAST = 62,
+	RTM_NEWNEIGHTBL = 64,
+	RTM_GETNEIGHTBL = 66,
+	RTM_SETNEIGHTBL = 67,
+	RTM_NEWNDUSEROPT = 68,
+	RTM_NEWADDRLABEL = 72,
+	RTM_DELADDRLABEL = 73,
+	RTM_GETADDRLABEL = 74,
+	RTM_GETDCB = 78,
+	RTM_SETDCB = 79,
+	RTM_NEWNETCONF = 80,
+	RTM_DELNETCONF = 81,
+	RTM_GETNETCONF = 82,
+	RTM_NEWMDB = 84,
+	RTM_DELMDB = 85,
+	RTM_GETMDB = 86,
+	RTM_NEWNSID = 88,
+	RTM_DELNSID = 89,
+	RTM_GETNSID = 90,
+	RTM_NEWSTATS = 92,
+	RTM_GETSTATS = 94,
+	RTM_SETSTATS = 95,
+	RTM_NEWCACHEREPORT = 96,
+	RTM_NEWCHAIN = 100,
+	RTM_DELCHAIN = 101,
+	RTM_GETCHAIN = 102,
+	RTM_NEWNEXTHOP = 104,
+	RTM_DELNEXTHOP = 105,
+	RTM_GETNEXTHOP = 106,
+	RTM_NEWLINKPROP = 108,
+	RTM_DELLINKPROP = 109,
+	RTM_GETLINKPROP = 110,
+	RTM_NEWVLAN = 112,
+	RTM_DELVLAN = 113,
+	RTM_GETVLAN = 114,
+	RTM_NEWNEXTHOPBUCKET = 116,
+	RTM_DELNEXTHOPBUCKET = 117,
+	RTM_GETNEXTHOPBUCKET = 118,
+	RTM_NEWTUNNEL = 120,
+	RTM_DELTUNNEL = 121,
+	RTM_GETTUNNEL = 122,
+	__RTM_MAX = 123,
+};
+
+struct rtgenmsg {
+	unsigned char rtgen_family;
+};
+
+enum rtnetlink_groups {
+	RTNLGRP_NONE = 0,
+	RTNLGRP_LINK = 1,
+	RTNLGRP_NOTIFY = 2,
+	RTNLGRP_NEIGH = 3,
+	RTNLGRP_TC = 4,
+	RTNLGRP_IPV4_IFADDR = 5,
+	RTNLGRP_IPV4_MROUTE = 6,
+	RTNLGRP_IPV4_ROUTE = 7,
+	RTNLGRP_IPV4_RULE = 8,
+	RTNLGRP_IPV6_IFADDR = 9,
+	RTNLGRP_IPV6_MROUTE = 10,
+	RTNLGRP_IPV6_ROUTE = 11,
+	RTNLGRP_IPV6_IFINFO = 12,
+	RTNLGRP_DECnet_IFADDR = 13,
+	RTNLGRP_NOP2 = 14,
+	RTNLGRP_DECnet_ROUTE = 15,
+	RTNLGRP_DECnet_RULE = 16,
+	RTNLGRP_NOP4 = 17,
+	RTNLGRP_IPV6_PREFIX = 18,
+	RTNLGRP_IPV6_RULE = 19,
+	RTNLGRP_ND_USEROPT = 20,
+	RTNLGRP_PHONET_IFADDR = 21,
+	RTNLGRP_PHONET_ROUTE = 22,
+	RTNLGRP_DCB = 23,
+	RTNLGRP_IPV4_NETCONF = 24,
+	RTNLGRP_IPV6_NETCONF = 25,
+	RTNLGRP_MDB = 26,
+	RTNLGRP_MPLS_ROUTE = 27,
+	RTNLGRP_NSID = 28,
+	RTNLGRP_MPLS_NETCONF = 29,
+	RTNLGRP_IPV4_MROUTE_R = 30,
+	RTNLGRP_IPV6_MROUTE_R = 31,
+	RTNLGRP_NEXTHOP = 32,
+	RTNLGRP_BRVLAN = 33,
+	RTNLGRP_MCTP_IFADDR = 34,
+	RTNLGRP_TUNNEL = 35,
+	RTNLGRP_STATS = 36,
+	__RTNLGRP_MAX = 37,
+};
+
+enum {
+	NETNSA_NONE = 0,
+	NETNSA_NSID = 1,
+	NETNSA_PID = 2,
+	NETNSA_FD = 3,
+	NETNSA_TARGET_NSID = 4,
+	NETNSA_CURRENT_NSID = 5,
+	__NETNSA_MAX = 6,
+};
+
+struct pcpu_gen_cookie {
+	local_t nesting;
+	u64 last;
+};
+
+struct gen_cookie {
+	struct pcpu_gen_cookie *local;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	atomic64_t forward_last;
+	atomic64_t reverse_last;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+enum {
+	NLA_UNSPEC = 0,
+	NLA_U8 = 1,
+	NLA_U16 = 2,
+	NLA_U32 = 3,
+	NLA_U64 = 4,
+	NLA_STRING = 5,
+	NLA_FLAG = 6,
+	NLA_MSECS = 7,
+	NLA_NESTED = 8,
+	NLA_NESTED_ARRAY = 9,
+	NLA_NUL_STRING = 10,
+	NLA_BINARY = 11,
+	NLA_S8 = 12,
+	NLA_S16 = 13,
+	NLA_S32 = 14,
+	NLA_S64 = 15,
+	NLA_BITFIELD32 = 16,
+	NLA_REJECT = 17,
+	NLA_BE16 = 18,
+	NLA_BE32 = 19,
+	__NLA_TYPE_MAX = 20,
+};
+
+enum netlink_validation {
+	NL_VALIDATE_LIBERAL = 0,
+	NL_VALIDATE_TRAILING = 1,
+	NL_VALIDATE_MAXTYPE = 2,
+	NL_VALIDATE_UNSPEC = 4,
+	NL_VALIDATE_STRICT_ATTRS = 8,
+	NL_VALIDATE_NESTED = 16,
+};
+
+typedef int (*rtnl_doit_func)(struct sk_buff *, struct nlmsghdr *, struct netlink_ext_ack *);
+
+typedef int (*rtnl_dumpit_func)(struct sk_buff *, struct netlink_callback *);
+
+enum rtnl_link_flags {
+	RTNL_FLAG_DOIT_UNLOCKED = 1,
+	RTNL_FLAG_BULK_DEL_SUPPORTED = 2,
+};
+
+struct net_fill_args {
+	u32 portid;
+	u32 seq;
+	int flags;
+	int cmd;
+	int nsid;
+	bool add_ref;
+	int ref_nsid;
+};
+
+struct rtnl_net_dump_cb {
+	struct net *tgt_net;
+	struct net *ref_net;
+	struct sk_buff *skb;
+	struct net_fill_args fillargs;
+	int idx;
+	int s_idx;
 };
 
 struct flow_dissector_key_control {
@@ -46844,53 +48006,6 @@ struct flow_keys_digest {
 	u8 data[16];
 };
 
-struct bpf_flow_keys;
-
-struct bpf_flow_dissector {
-	struct bpf_flow_keys *flow_keys;
-	const struct sk_buff *skb;
-	const void *data;
-	const void *data_end;
-};
-
-struct bpf_flow_keys {
-	__u16 nhoff;
-	__u16 thoff;
-	__u16 addr_proto;
-	__u8 is_frag;
-	__u8 is_first_frag;
-	__u8 is_encap;
-	__u8 ip_proto;
-	__be16 n_proto;
-	__be16 sport;
-	__be16 dport;
-	union {
-		struct {
-			__be32 ipv4_src;
-			__be32 ipv4_dst;
-		};
-		struct {
-			__u32 ipv6_src[4];
-			__u32 ipv6_dst[4];
-		};
-	};
-	__u32 flags;
-	__be32 flow_label;
-};
-
-struct net_generic {
-	union {
-		struct {
-			unsigned int len;
-			struct callback_head rcu;
-		} s;
-		struct {
-			struct {} __empty_ptr;
-			void *ptr[0];
-		};
-	};
-};
-
 struct devlink;
 
 enum devlink_port_type {
@@ -46993,8 +48108,6 @@ struct ip_tunnel_parm {
 	__be32 o_key;
 	struct iphdr iph;
 };
-
-struct reset_control;
 
 struct mii_bus;
 
@@ -47691,15 +48804,12 @@ enum netdev_cmd {
 	NETDEV_OFFLOAD_XSTATS_REPORT_DELTA = 38,
 };
 
+typedef __kernel_clock_t clock_t;
+
 struct ipv4_devconf {
 	void *sysctl;
 	int data[33];
 	long unsigned int state[1];
-};
-
-struct seq_net_private {
-	struct net *net;
-	netns_tracker ns_tracker;
 };
 
 enum {
@@ -47841,82 +48951,6 @@ struct in_device {
 };
 
 enum {
-	RTM_BASE = 16,
-	RTM_NEWLINK = 16,
-	RTM_DELLINK = 17,
-	RTM_GETLINK = 18,
-	RTM_SETLINK = 19,
-	RTM_NEWADDR = 20,
-	RTM_DELADDR = 21,
-	RTM_GETADDR = 22,
-	RTM_NEWROUTE = 24,
-	RTM_DELROUTE = 25,
-	RTM_GETROUTE = 26,
-	RTM_NEWNEIGH = 28,
-	RTM_DELNEIGH = 29,
-	RTM_GETNEIGH = 30,
-	RTM_NEWRULE = 32,
-	RTM_DELRULE = 33,
-	RTM_GETRULE = 34,
-	RTM_NEWQDISC = 36,
-	RTM_DELQDISC = 37,
-	RTM_GETQDISC = 38,
-	RTM_NEWTCLASS = 40,
-	RTM_DELTCLASS = 41,
-	RTM_GETTCLASS = 42,
-	RTM_NEWTFILTER = 44,
-	RTM_DELTFILTER = 45,
-	RTM_GETTFILTER = 46,
-	RTM_NEWACTION = 48,
-	RTM_DELACTION = 49,
-	RTM_GETACTION = 50,
-	RTM_NEWPREFIX = 52,
-	RTM_GETMULTICAST = 58,
-	RTM_GETANYCAST = 62,
-	RTM_NEWNEIGHTBL = 64,
-	RTM_GETNEIGHTBL = 66,
-	RTM_SETNEIGHTBL = 67,
-	RTM_NEWNDUSEROPT = 68,
-	RTM_NEWADDRLABEL = 72,
-	RTM_DELADDRLABEL = 73,
-	RTM_GETADDRLABEL = 74,
-	RTM_GETDCB = 78,
-	RTM_SETDCB = 79,
-	RTM_NEWNETCONF = 80,
-	RTM_DELNETCONF = 81,
-	RTM_GETNETCONF = 82,
-	RTM_NEWMDB = 84,
-	RTM_DELMDB = 85,
-	RTM_GETMDB = 86,
-	RTM_NEWNSID = 88,
-	RTM_DELNSID = 89,
-	RTM_GETNSID = 90,
-	RTM_NEWSTATS = 92,
-	RTM_GETSTATS = 94,
-	RTM_SETSTATS = 95,
-	RTM_NEWCACHEREPORT = 96,
-	RTM_NEWCHAIN = 100,
-	RTM_DELCHAIN = 101,
-	RTM_GETCHAIN = 102,
-	RTM_NEWNEXTHOP = 104,
-	RTM_DELNEXTHOP = 105,
-	RTM_GETNEXTHOP = 106,
-	RTM_NEWLINKPROP = 108,
-	RTM_DELLINKPROP = 109,
-	RTM_GETLINKPROP = 110,
-	RTM_NEWVLAN = 112,
-	RTM_DELVLAN = 113,
-	RTM_GETVLAN = 114,
-	RTM_NEWNEXTHOPBUCKET = 116,
-	RTM_DELNEXTHOPBUCKET = 117,
-	RTM_GETNEXTHOPBUCKET = 118,
-	RTM_NEWTUNNEL = 120,
-	RTM_DELTUNNEL = 121,
-	RTM_GETTUNNEL = 122,
-	__RTM_MAX = 123,
-};
-
-enum {
 	RTN_UNSPEC = 0,
 	RTN_UNICAST = 1,
 	RTN_LOCAL = 2,
@@ -47932,54 +48966,16 @@ enum {
 	__RTN_MAX = 12,
 };
 
-struct rtgenmsg {
-	unsigned char rtgen_family;
+enum nla_policy_validation {
+	NLA_VALIDATE_NONE = 0,
+	NLA_VALIDATE_RANGE = 1,
+	NLA_VALIDATE_RANGE_WARN_TOO_LONG = 2,
+	NLA_VALIDATE_MIN = 3,
+	NLA_VALIDATE_MAX = 4,
+	NLA_VALIDATE_MASK = 5,
+	NLA_VALIDATE_RANGE_PTR = 6,
+	NLA_VALIDATE_FUNCTION = 7,
 };
-
-enum rtnetlink_groups {
-	RTNLGRP_NONE = 0,
-	RTNLGRP_LINK = 1,
-	RTNLGRP_NOTIFY = 2,
-	RTNLGRP_NEIGH = 3,
-	RTNLGRP_TC = 4,
-	RTNLGRP_IPV4_IFADDR = 5,
-	RTNLGRP_IPV4_MROUTE = 6,
-	RTNLGRP_IPV4_ROUTE = 7,
-	RTNLGRP_IPV4_RULE = 8,
-	RTNLGRP_IPV6_IFADDR = 9,
-	RTNLGRP_IPV6_MROUTE = 10,
-	RTNLGRP_IPV6_ROUTE = 11,
-	RTNLGRP_IPV6_IFINFO = 12,
-	RTNLGRP_DECnet_IFADDR = 13,
-	RTNLGRP_NOP2 = 14,
-	RTNLGRP_DECnet_ROUTE = 15,
-	RTNLGRP_DECnet_RULE = 16,
-	RTNLGRP_NOP4 = 17,
-	RTNLGRP_IPV6_PREFIX = 18,
-	RTNLGRP_IPV6_RULE = 19,
-	RTNLGRP_ND_USEROPT = 20,
-	RTNLGRP_PHONET_IFADDR = 21,
-	RTNLGRP_PHONET_ROUTE = 22,
-	RTNLGRP_DCB = 23,
-	RTNLGRP_IPV4_NETCONF = 24,
-	RTNLGRP_IPV6_NETCONF = 25,
-	RTNLGRP_MDB = 26,
-	RTNLGRP_MPLS_ROUTE = 27,
-	RTNLGRP_NSID = 28,
-	RTNLGRP_MPLS_NETCONF = 29,
-	RTNLGRP_IPV4_MROUTE_R = 30,
-	RTNLGRP_IPV6_MROUTE_R = 31,
-	RTNLGRP_NEXTHOP = 32,
-	RTNLGRP_BRVLAN = 33,
-	RTNLGRP_MCTP_IFADDR = 34,
-	RTNLGRP_TUNNEL = 35,
-	RTNLGRP_STATS = 36,
-	__RTNLGRP_MAX = 37,
-};
-
-typedef int (*rtnl_doit_func)(struct sk_buff *, struct nlmsghdr *, struct netlink_ext_ack *);
-
-typedef int (*rtnl_dumpit_func)(struct sk_buff *, struct netlink_callback *);
 
 enum {
 	NEIGH_ARP_TABLE = 0,
@@ -48170,28 +49166,6 @@ struct sock_diag_req {
 	__u8 sdiag_protocol;
 };
 
-enum {
-	SK_MEMINFO_RMEM_ALLOC = 0,
-	SK_MEMINFO_RCVBUF = 1,
-	SK_MEMINFO_WMEM_ALLOC = 2,
-	SK_MEMINFO_SNDBUF = 3,
-	SK_MEMINFO_FWD_ALLOC = 4,
-	SK_MEMINFO_WMEM_QUEUED = 5,
-	SK_MEMINFO_OPTMEM = 6,
-	SK_MEMINFO_BACKLOG = 7,
-	SK_MEMINFO_DROPS = 8,
-	SK_MEMINFO_VARS = 9,
-};
-
-enum sknetlink_groups {
-	SKNLGRP_NONE = 0,
-	SKNLGRP_INET_TCP_DESTROY = 1,
-	SKNLGRP_INET_UDP_DESTROY = 2,
-	SKNLGRP_INET6_TCP_DESTROY = 3,
-	SKNLGRP_INET6_UDP_DESTROY = 4,
-	__SKNLGRP_MAX = 5,
-};
-
 struct sock_diag_handler {
 	struct module *owner;
 	__u8 family;
@@ -48208,6 +49182,14 @@ struct sock_diag_inet_compat {
 struct broadcast_sk {
 	struct sock *sk;
 	struct work_struct work;
+};
+
+struct ifconf {
+	int ifc_len;
+	union {
+		char *ifcu_buf;
+		struct ifreq *ifcu_req;
+	} ifc_ifcu;
 };
 
 struct hwtstamp_config {
@@ -48256,6 +49238,21 @@ enum {
 	BR_MCAST_DIR_SIZE = 2,
 };
 
+typedef s32 compat_int_t;
+
+typedef u32 compat_ulong_t;
+
+typedef u32 compat_caddr_t;
+
+struct compat_ifmap {
+	compat_ulong_t mem_start;
+	compat_ulong_t mem_end;
+	short unsigned int base_addr;
+	unsigned char irq;
+	unsigned char dma;
+	unsigned char port;
+};
+
 struct compat_ifconf {
 	compat_int_t ifc_len;
 	compat_caddr_t ifcbuf;
@@ -48271,404 +49268,115 @@ struct tso_t {
 	u32 tcp_seq;
 };
 
-struct fib_notifier_info {
-	int family;
-	struct netlink_ext_ack *extack;
-};
-
-enum fib_event_type {
-	FIB_EVENT_ENTRY_REPLACE = 0,
-	FIB_EVENT_ENTRY_APPEND = 1,
-	FIB_EVENT_ENTRY_ADD = 2,
-	FIB_EVENT_ENTRY_DEL = 3,
-	FIB_EVENT_RULE_ADD = 4,
-	FIB_EVENT_RULE_DEL = 5,
-	FIB_EVENT_NH_ADD = 6,
-	FIB_EVENT_NH_DEL = 7,
-	FIB_EVENT_VIF_ADD = 8,
-	FIB_EVENT_VIF_DEL = 9,
-};
-
-struct fib_notifier_net {
-	struct list_head fib_notifier_ops;
-	struct atomic_notifier_head fib_chain;
-};
-
-struct flow_dissector_key_ct {
-	u16 ct_state;
-	u16 ct_zone;
-	u32 ct_mark;
-	u32 ct_labels[4];
-};
-
-struct flow_match {
-	struct flow_dissector *dissector;
-	void *mask;
-	void *key;
-};
-
-struct flow_match_meta {
-	struct flow_dissector_key_meta *key;
-	struct flow_dissector_key_meta *mask;
-};
-
-struct flow_match_basic {
-	struct flow_dissector_key_basic *key;
-	struct flow_dissector_key_basic *mask;
-};
-
-struct flow_match_control {
-	struct flow_dissector_key_control *key;
-	struct flow_dissector_key_control *mask;
-};
-
-struct flow_match_eth_addrs {
-	struct flow_dissector_key_eth_addrs *key;
-	struct flow_dissector_key_eth_addrs *mask;
-};
-
-struct flow_match_vlan {
-	struct flow_dissector_key_vlan *key;
-	struct flow_dissector_key_vlan *mask;
-};
-
-struct flow_match_ipv4_addrs {
-	struct flow_dissector_key_ipv4_addrs *key;
-	struct flow_dissector_key_ipv4_addrs *mask;
-};
-
-struct flow_match_ipv6_addrs {
-	struct flow_dissector_key_ipv6_addrs *key;
-	struct flow_dissector_key_ipv6_addrs *mask;
-};
-
-struct flow_match_ip {
-	struct flow_dissector_key_ip *key;
-	struct flow_dissector_key_ip *mask;
-};
-
-struct flow_match_ports {
-	struct flow_dissector_key_ports *key;
-	struct flow_dissector_key_ports *mask;
-};
-
-struct flow_match_ports_range {
-	struct flow_dissector_key_ports_range *key;
-	struct flow_dissector_key_ports_range *mask;
-};
-
-struct flow_match_icmp {
-	struct flow_dissector_key_icmp *key;
-	struct flow_dissector_key_icmp *mask;
-};
-
-struct flow_match_tcp {
-	struct flow_dissector_key_tcp *key;
-	struct flow_dissector_key_tcp *mask;
-};
-
-struct flow_match_mpls {
-	struct flow_dissector_key_mpls *key;
-	struct flow_dissector_key_mpls *mask;
-};
-
-struct flow_match_enc_keyid {
-	struct flow_dissector_key_keyid *key;
-	struct flow_dissector_key_keyid *mask;
-};
-
-struct flow_match_enc_opts {
-	struct flow_dissector_key_enc_opts *key;
-	struct flow_dissector_key_enc_opts *mask;
-};
-
-struct flow_match_ct {
-	struct flow_dissector_key_ct *key;
-	struct flow_dissector_key_ct *mask;
-};
-
-struct flow_match_pppoe {
-	struct flow_dissector_key_pppoe *key;
-	struct flow_dissector_key_pppoe *mask;
-};
-
-struct flow_match_l2tpv3 {
-	struct flow_dissector_key_l2tpv3 *key;
-	struct flow_dissector_key_l2tpv3 *mask;
-};
-
-enum flow_action_id {
-	FLOW_ACTION_ACCEPT = 0,
-	FLOW_ACTION_DROP = 1,
-	FLOW_ACTION_TRAP = 2,
-	FLOW_ACTION_GOTO = 3,
-	FLOW_ACTION_REDIRECT = 4,
-	FLOW_ACTION_MIRRED = 5,
-	FLOW_ACTION_REDIRECT_INGRESS = 6,
-	FLOW_ACTION_MIRRED_INGRESS = 7,
-	FLOW_ACTION_VLAN_PUSH = 8,
-	FLOW_ACTION_VLAN_POP = 9,
-	FLOW_ACTION_VLAN_MANGLE = 10,
-	FLOW_ACTION_TUNNEL_ENCAP = 11,
-	FLOW_ACTION_TUNNEL_DECAP = 12,
-	FLOW_ACTION_MANGLE = 13,
-	FLOW_ACTION_ADD = 14,
-	FLOW_ACTION_CSUM = 15,
-	FLOW_ACTION_MARK = 16,
-	FLOW_ACTION_PTYPE = 17,
-	FLOW_ACTION_PRIORITY = 18,
-	FLOW_ACTION_WAKE = 19,
-	FLOW_ACTION_QUEUE = 20,
-	FLOW_ACTION_SAMPLE = 21,
-	FLOW_ACTION_POLICE = 22,
-	FLOW_ACTION_CT = 23,
-	FLOW_ACTION_CT_METADATA = 24,
-	FLOW_ACTION_MPLS_PUSH = 25,
-	FLOW_ACTION_MPLS_POP = 26,
-	FLOW_ACTION_MPLS_MANGLE = 27,
-	FLOW_ACTION_GATE = 28,
-	FLOW_ACTION_PPPOE_PUSH = 29,
-	FLOW_ACTION_JUMP = 30,
-	FLOW_ACTION_PIPE = 31,
-	FLOW_ACTION_VLAN_PUSH_ETH = 32,
-	FLOW_ACTION_VLAN_POP_ETH = 33,
-	FLOW_ACTION_CONTINUE = 34,
-	NUM_FLOW_ACTIONS = 35,
-};
-
-enum flow_action_mangle_base {
-	FLOW_ACT_MANGLE_UNSPEC = 0,
-	FLOW_ACT_MANGLE_HDR_TYPE_ETH = 1,
-	FLOW_ACT_MANGLE_HDR_TYPE_IP4 = 2,
-	FLOW_ACT_MANGLE_HDR_TYPE_IP6 = 3,
-	FLOW_ACT_MANGLE_HDR_TYPE_TCP = 4,
-	FLOW_ACT_MANGLE_HDR_TYPE_UDP = 5,
-};
-
-enum flow_action_hw_stats {
-	FLOW_ACTION_HW_STATS_IMMEDIATE = 1,
-	FLOW_ACTION_HW_STATS_DELAYED = 2,
-	FLOW_ACTION_HW_STATS_ANY = 3,
-	FLOW_ACTION_HW_STATS_DISABLED = 4,
-	FLOW_ACTION_HW_STATS_DONT_CARE = 7,
-};
-
-typedef void (*action_destr)(void *);
-
-struct flow_action_cookie {
-	u32 cookie_len;
-	u8 cookie[0];
-};
-
-struct psample_group;
-
-struct nf_flowtable;
-
-struct action_gate_entry;
-
-struct flow_action_entry {
-	enum flow_action_id id;
-	u32 hw_index;
-	enum flow_action_hw_stats hw_stats;
-	action_destr destructor;
-	void *destructor_priv;
-	union {
-		u32 chain_index;
-		struct net_device *dev;
-		struct {
-			u16 vid;
-			__be16 proto;
-			u8 prio;
-		} vlan;
-		struct {
-			unsigned char dst[6];
-			unsigned char src[6];
-		} vlan_push_eth;
-		struct {
-			enum flow_action_mangle_base htype;
-			u32 offset;
-			u32 mask;
-			u32 val;
-		} mangle;
-		struct ip_tunnel_info *tunnel;
-		u32 csum_flags;
-		u32 mark;
-		u16 ptype;
-		u32 priority;
-		struct {
-			u32 ctx;
-			u32 index;
-			u8 vf;
-		} queue;
-		struct {
-			struct psample_group *psample_group;
-			u32 rate;
-			u32 trunc_size;
-			bool truncate;
-		} sample;
-		struct {
-			u32 burst;
-			u64 rate_bytes_ps;
-			u64 peakrate_bytes_ps;
-			u32 avrate;
-			u16 overhead;
-			u64 burst_pkt;
-			u64 rate_pkt_ps;
-			u32 mtu;
-			struct {
-				enum flow_action_id act_id;
-				u32 extval;
-			} exceed;
-			struct {
-				enum flow_action_id act_id;
-				u32 extval;
-			} notexceed;
-		} police;
-		struct {
-			int action;
-			u16 zone;
-			struct nf_flowtable *flow_table;
-		} ct;
-		struct {
-			long unsigned int cookie;
-			u32 mark;
-			u32 labels[4];
-			bool orig_dir;
-		} ct_metadata;
-		struct {
-			u32 label;
-			__be16 proto;
-			u8 tc;
-			u8 bos;
-			u8 ttl;
-		} mpls_push;
-		struct {
-			__be16 proto;
-		} mpls_pop;
-		struct {
-			u32 label;
-			u8 tc;
-			u8 bos;
-			u8 ttl;
-		} mpls_mangle;
-		struct {
-			s32 prio;
-			u64 basetime;
-			u64 cycletime;
-			u64 cycletimeext;
-			u32 num_entries;
-			struct action_gate_entry *entries;
-		} gate;
-		struct {
-			u16 sid;
-		} pppoe;
-	};
-	struct flow_action_cookie *cookie;
-};
-
-struct flow_action {
-	unsigned int num_entries;
-	struct flow_action_entry entries[0];
-};
-
-struct flow_rule {
-	struct flow_match match;
-	struct flow_action action;
-};
-
-struct flow_stats {
-	u64 pkts;
-	u64 bytes;
-	u64 drops;
-	u64 lastused;
-	enum flow_action_hw_stats used_hw_stats;
-	bool used_hw_stats_valid;
-};
-
-enum flow_block_command {
-	FLOW_BLOCK_BIND = 0,
-	FLOW_BLOCK_UNBIND = 1,
-};
-
-enum flow_block_binder_type {
-	FLOW_BLOCK_BINDER_TYPE_UNSPEC = 0,
-	FLOW_BLOCK_BINDER_TYPE_CLSACT_INGRESS = 1,
-	FLOW_BLOCK_BINDER_TYPE_CLSACT_EGRESS = 2,
-	FLOW_BLOCK_BINDER_TYPE_RED_EARLY_DROP = 3,
-	FLOW_BLOCK_BINDER_TYPE_RED_MARK = 4,
-};
-
-struct flow_block_offload {
-	enum flow_block_command command;
-	enum flow_block_binder_type binder_type;
-	bool block_shared;
-	bool unlocked_driver_cb;
-	struct net *net;
-	struct flow_block *block;
-	struct list_head cb_list;
-	struct list_head *driver_block_list;
-	struct netlink_ext_ack *extack;
-	struct Qdisc *sch;
-	struct list_head *cb_list_head;
-};
-
-struct flow_block_cb;
-
-struct flow_block_indr {
+struct rhashtable_walker {
 	struct list_head list;
-	struct net_device *dev;
-	struct Qdisc *sch;
-	enum flow_block_binder_type binder_type;
-	void *data;
-	void *cb_priv;
-	void (*cleanup)(struct flow_block_cb *);
+	struct bucket_table *tbl;
 };
 
-struct flow_block_cb {
-	struct list_head driver_list;
-	struct list_head list;
-	flow_setup_cb_t *cb;
-	void *cb_ident;
-	void *cb_priv;
-	void (*release)(void *);
-	struct flow_block_indr indr;
-	unsigned int refcnt;
+struct rhashtable_iter {
+	struct rhashtable *ht;
+	struct rhash_head *p;
+	struct rhlist_head *list;
+	struct rhashtable_walker walker;
+	unsigned int slot;
+	unsigned int skip;
+	bool end_of_table;
 };
 
-enum offload_act_command {
-	FLOW_ACT_REPLACE = 0,
-	FLOW_ACT_DESTROY = 1,
-	FLOW_ACT_STATS = 2,
+enum xdp_buff_flags {
+	XDP_FLAGS_HAS_FRAGS = 1,
+	XDP_FLAGS_FRAGS_PF_MEMALLOC = 2,
 };
 
-struct flow_offload_action {
-	struct netlink_ext_ack *extack;
-	enum offload_act_command command;
-	enum flow_action_id id;
-	u32 index;
-	struct flow_stats stats;
-	struct flow_action action;
+struct xdp_frame_bulk {
+	int count;
+	void *xa;
+	void *q[16];
 };
 
-typedef int flow_indr_block_bind_cb_t(struct net_device *, struct Qdisc *, void *, enum tc_setup_type, void *, void *, void (*)(struct flow_block_cb *));
-
-struct flow_indr_dev {
-	struct list_head list;
-	flow_indr_block_bind_cb_t *cb;
-	void *cb_priv;
-	refcount_t refcnt;
+struct xdp_attachment_info {
+	struct bpf_prog *prog;
+	u32 flags;
 };
 
-struct flow_indir_dev_info {
-	void *data;
-	struct net_device *dev;
-	struct Qdisc *sch;
-	enum tc_setup_type type;
-	void (*cleanup)(struct flow_block_cb *);
-	struct list_head list;
-	enum flow_block_command command;
-	enum flow_block_binder_type binder_type;
-	struct list_head *cb_list;
+struct xsk_queue;
+
+struct xdp_umem;
+
+struct xdp_buff_xsk;
+
+struct xdp_desc;
+
+struct xsk_buff_pool {
+	struct device *dev;
+	struct net_device *netdev;
+	struct list_head xsk_tx_list;
+	spinlock_t xsk_tx_list_lock;
+	refcount_t users;
+	struct xdp_umem *umem;
+	struct work_struct work;
+	spinlock_t rx_lock;
+	struct list_head free_list;
+	u32 heads_cnt;
+	u16 queue_id;
+	long: 64;
+	long: 64;
+	struct xsk_queue *fq;
+	struct xsk_queue *cq;
+	dma_addr_t *dma_pages;
+	struct xdp_buff_xsk *heads;
+	struct xdp_desc *tx_descs;
+	u64 chunk_mask;
+	u64 addrs_cnt;
+	u32 free_list_cnt;
+	u32 dma_pages_cnt;
+	u32 free_heads_cnt;
+	u32 headroom;
+	u32 chunk_size;
+	u32 chunk_shift;
+	u32 frame_len;
+	u8 cached_need_wakeup;
+	bool uses_need_wakeup;
+	bool dma_need_sync;
+	bool unaligned;
+	void *addrs;
+	spinlock_t cq_lock;
+	struct xdp_buff_xsk *free_heads[0];
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct xdp_desc {
+	__u64 addr;
+	__u32 len;
+	__u32 options;
+};
+
+struct xdp_umem {
+	void *addrs;
+	u64 size;
+	u32 headroom;
+	u32 chunk_size;
+	u32 chunks;
+	u32 npgs;
+	struct user_struct *user;
+	refcount_t users;
+	u8 flags;
+	bool zc;
+	struct page **pgs;
+	int id;
+	struct list_head xsk_dma_list;
+	struct work_struct work;
+};
+
+struct xdp_buff_xsk {
+	struct xdp_buff xdp;
+	dma_addr_t dma;
+	dma_addr_t frame_dma;
+	struct xsk_buff_pool *pool;
+	u64 orig_addr;
+	struct list_head free_list_node;
 };
 
 enum gro_result {
@@ -48931,33 +49639,25 @@ struct trace_event_data_offsets_napi_poll {
 
 typedef void (*btf_trace_napi_poll)(void *, struct napi_struct *, int, int);
 
-struct inet_bind_bucket {
-	possible_net_t ib_net;
-	int l3mdev;
-	short unsigned int port;
-	signed char fastreuse;
-	signed char fastreuseport;
-	kuid_t fastuid;
-	struct in6_addr fast_v6_rcv_saddr;
-	__be32 fast_rcv_saddr;
-	short unsigned int fast_sk_family;
-	bool fast_ipv6_only;
-	struct hlist_node node;
-	struct hlist_head owners;
-};
-
-struct inet_bind2_bucket {
-	possible_net_t ib_net;
-	int l3mdev;
-	short unsigned int port;
-	short unsigned int family;
+struct inet_request_sock {
+	struct request_sock req;
+	u16 snd_wscale: 4;
+	u16 rcv_wscale: 4;
+	u16 tstamp_ok: 1;
+	u16 sack_ok: 1;
+	u16 wscale_ok: 1;
+	u16 ecn_ok: 1;
+	u16 acked: 1;
+	u16 no_srccheck: 1;
+	u16 smc_ok: 1;
+	u32 ir_mark;
 	union {
-		struct in6_addr v6_rcv_saddr;
-		__be32 rcv_saddr;
+		struct ip_options_rcu *ireq_opt;
+		struct {
+			struct ipv6_txoptions *ipv6_opt;
+			struct sk_buff *pktopts;
+		};
 	};
-	struct hlist_node node;
-	struct hlist_head owners;
-	struct hlist_head deathrow;
 };
 
 enum tcp_ca_state {
@@ -48966,20 +49666,6 @@ enum tcp_ca_state {
 	TCP_CA_CWR = 2,
 	TCP_CA_Recovery = 3,
 	TCP_CA_Loss = 4,
-};
-
-struct tcp_fastopen_cookie {
-	__le64 val[2];
-	s8 len;
-	bool exp;
-};
-
-struct tcp_fastopen_request {
-	struct tcp_fastopen_cookie cookie;
-	struct msghdr *data;
-	size_t size;
-	int copied;
-	struct ubuf_info *uarg;
 };
 
 struct trace_event_raw_sock_rcvqueue_full {
@@ -49412,55 +50098,6 @@ typedef void (*btf_trace_neigh_event_send_dead)(void *, struct neighbour *, int)
 
 typedef void (*btf_trace_neigh_cleanup_and_release)(void *, struct neighbour *, int);
 
-enum sk_action {
-	SK_DROP = 0,
-	SK_PASS = 1,
-};
-
-struct sk_psock_progs {
-	struct bpf_prog *msg_parser;
-	struct bpf_prog *stream_parser;
-	struct bpf_prog *stream_verdict;
-	struct bpf_prog *skb_verdict;
-};
-
-struct sk_psock_work_state {
-	u32 len;
-	u32 off;
-};
-
-struct sk_msg;
-
-struct sk_psock {
-	struct sock *sk;
-	struct sock *sk_redir;
-	u32 apply_bytes;
-	u32 cork_bytes;
-	u32 eval;
-	bool redir_ingress;
-	struct sk_msg *cork;
-	struct sk_psock_progs progs;
-	struct sk_buff_head ingress_skb;
-	struct list_head ingress_msg;
-	spinlock_t ingress_lock;
-	long unsigned int state;
-	struct list_head link;
-	spinlock_t link_lock;
-	refcount_t refcnt;
-	void (*saved_unhash)(struct sock *);
-	void (*saved_destroy)(struct sock *);
-	void (*saved_close)(struct sock *, long int);
-	void (*saved_write_space)(struct sock *);
-	void (*saved_data_ready)(struct sock *);
-	int (*psock_update_sk_prot)(struct sock *, struct sk_psock *, bool);
-	struct proto *sk_proto;
-	struct mutex work_mutex;
-	struct sk_psock_work_state work_state;
-	struct delayed_work work;
-	struct sock *sk_pair;
-	struct rcu_work rwork;
-};
-
 struct strp_msg {
 	int full_len;
 	int offset;
@@ -49473,29 +50110,6 @@ enum __sk_action {
 	__SK_NONE = 3,
 };
 
-struct sk_msg_sg {
-	u32 start;
-	u32 curr;
-	u32 end;
-	u32 size;
-	u32 copybreak;
-	long unsigned int copy[1];
-	struct scatterlist data[19];
-};
-
-struct sk_msg {
-	struct sk_msg_sg sg;
-	void *data;
-	void *data_end;
-	u32 apply_bytes;
-	u32 cork_bytes;
-	u32 flags;
-	struct sk_buff *skb;
-	struct sock *sk_redir;
-	struct sock *sk;
-	struct list_head list;
-};
-
 enum sk_psock_state_bits {
 	SK_PSOCK_TX_ENABLED = 0,
 	SK_PSOCK_RX_STRP_ENABLED = 1,
@@ -49505,11 +50119,6 @@ struct sk_psock_link {
 	struct list_head list;
 	struct bpf_map *map;
 	void *link_raw;
-};
-
-struct crypto_wait {
-	struct completion completion;
-	int err;
 };
 
 struct crypto_aead {
@@ -49648,41 +50257,105 @@ struct tls_context {
 	struct callback_head rcu;
 };
 
-struct nvmem_cell;
-
-struct tc_ratespec {
-	unsigned char cell_log;
-	__u8 linklayer;
-	short unsigned int overhead;
-	short int cell_align;
-	short unsigned int mpu;
-	__u32 rate;
+enum {
+	SK_DIAG_BPF_STORAGE_REQ_NONE = 0,
+	SK_DIAG_BPF_STORAGE_REQ_MAP_FD = 1,
+	__SK_DIAG_BPF_STORAGE_REQ_MAX = 2,
 };
 
-struct tc_prio_qopt {
-	int bands;
-	__u8 priomap[16];
+enum {
+	SK_DIAG_BPF_STORAGE_REP_NONE = 0,
+	SK_DIAG_BPF_STORAGE = 1,
+	__SK_DIAG_BPF_STORAGE_REP_MAX = 2,
 };
 
-enum netdev_queue_state_t {
-	__QUEUE_STATE_DRV_XOFF = 0,
-	__QUEUE_STATE_STACK_XOFF = 1,
-	__QUEUE_STATE_FROZEN = 2,
+enum {
+	SK_DIAG_BPF_STORAGE_NONE = 0,
+	SK_DIAG_BPF_STORAGE_PAD = 1,
+	SK_DIAG_BPF_STORAGE_MAP_ID = 2,
+	SK_DIAG_BPF_STORAGE_MAP_VALUE = 3,
+	__SK_DIAG_BPF_STORAGE_MAX = 4,
 };
 
-struct skb_array {
-	struct ptr_ring ring;
+typedef u64 (*btf_bpf_sk_storage_get)(struct bpf_map *, struct sock *, void *, u64, gfp_t);
+
+typedef u64 (*btf_bpf_sk_storage_delete)(struct bpf_map *, struct sock *);
+
+typedef u64 (*btf_bpf_sk_storage_get_tracing)(struct bpf_map *, struct sock *, void *, u64, gfp_t);
+
+typedef u64 (*btf_bpf_sk_storage_delete_tracing)(struct bpf_map *, struct sock *);
+
+struct bpf_sk_storage_diag {
+	u32 nr_maps;
+	struct bpf_map *maps[0];
 };
 
-enum qdisc_state_t {
-	__QDISC_STATE_SCHED = 0,
-	__QDISC_STATE_DEACTIVATED = 1,
-	__QDISC_STATE_MISSED = 2,
-	__QDISC_STATE_DRAINING = 3,
+struct bpf_iter_seq_sk_storage_map_info {
+	struct bpf_map *map;
+	unsigned int bucket_id;
+	unsigned int skip_elems;
 };
 
-enum qdisc_state2_t {
-	__QDISC_STATE2_RUNNING = 0,
+struct bpf_iter__bpf_sk_storage_map {
+	union {
+		struct bpf_iter_meta *meta;
+	};
+	union {
+		struct bpf_map *map;
+	};
+	union {
+		struct sock *sk;
+	};
+	union {
+		void *value;
+	};
+};
+
+struct tcf_walker {
+	int stop;
+	int skip;
+	int count;
+	bool nonempty;
+	long unsigned int cookie;
+	int (*fn)(struct tcf_proto *, void *, struct tcf_walker *);
+};
+
+struct tc_qopt_offload_stats {
+	struct gnet_stats_basic_sync *bstats;
+	struct gnet_stats_queue *qstats;
+};
+
+enum tc_mq_command {
+	TC_MQ_CREATE = 0,
+	TC_MQ_DESTROY = 1,
+	TC_MQ_STATS = 2,
+	TC_MQ_GRAFT = 3,
+};
+
+struct tc_mq_opt_offload_graft_params {
+	long unsigned int queue;
+	u32 child_handle;
+};
+
+struct tc_mq_qopt_offload {
+	enum tc_mq_command command;
+	u32 handle;
+	union {
+		struct tc_qopt_offload_stats stats;
+		struct tc_mq_opt_offload_graft_params graft_params;
+	};
+};
+
+struct mq_sched {
+	struct Qdisc **qdiscs;
+};
+
+struct nl_info {
+	struct nlmsghdr *nlh;
+	struct net *nl_net;
+	u32 portid;
+	u8 skip_notify: 1;
+	u8 skip_notify_kernel: 1;
 };
 
 struct qdisc_skb_cb {
@@ -49694,118 +50367,88 @@ struct qdisc_skb_cb {
 	unsigned char data[20];
 };
 
-struct psched_ratecfg {
-	u64 rate_bytes_ps;
-	u32 mult;
-	u16 overhead;
-	u16 mpu;
-	u8 linklayer;
-	u8 shift;
+struct tc_skb_cb {
+	struct qdisc_skb_cb qdisc_cb;
+	u32 drop_reason;
+	u16 zone;
+	u16 mru;
+	u8 post_ct: 1;
+	u8 post_ct_snat: 1;
+	u8 post_ct_dnat: 1;
 };
 
-struct psched_pktrate {
-	u64 rate_pkts_ps;
-	u32 mult;
-	u8 shift;
+struct fib6_result;
+
+struct fib6_config;
+
+struct ipv6_stub {
+	int (*ipv6_sock_mc_join)(struct sock *, int, const struct in6_addr *);
+	int (*ipv6_sock_mc_drop)(struct sock *, int, const struct in6_addr *);
+	struct dst_entry * (*ipv6_dst_lookup_flow)(struct net *, const struct sock *, struct flowi6 *, const struct in6_addr *);
+	int (*ipv6_route_input)(struct sk_buff *);
+	struct fib6_table * (*fib6_get_table)(struct net *, u32);
+	int (*fib6_lookup)(struct net *, int, struct flowi6 *, struct fib6_result *, int);
+	int (*fib6_table_lookup)(struct net *, struct fib6_table *, int, struct flowi6 *, struct fib6_result *, int);
+	void (*fib6_select_path)(const struct net *, struct fib6_result *, struct flowi6 *, int, bool, const struct sk_buff *, int);
+	u32 (*ip6_mtu_from_fib6)(const struct fib6_result *, const struct in6_addr *, const struct in6_addr *);
+	int (*fib6_nh_init)(struct net *, struct fib6_nh *, struct fib6_config *, gfp_t, struct netlink_ext_ack *);
+	void (*fib6_nh_release)(struct fib6_nh *);
+	void (*fib6_nh_release_dsts)(struct fib6_nh *);
+	void (*fib6_update_sernum)(struct net *, struct fib6_info *);
+	int (*ip6_del_rt)(struct net *, struct fib6_info *, bool);
+	void (*fib6_rt_update)(struct net *, struct fib6_info *, struct nl_info *);
+	void (*udpv6_encap_enable)(void);
+	void (*ndisc_send_na)(struct net_device *, const struct in6_addr *, const struct in6_addr *, bool, bool, bool, bool);
+	struct neigh_table *nd_tbl;
+	int (*ipv6_fragment)(struct net *, struct sock *, struct sk_buff *, int (*)(struct net *, struct sock *, struct sk_buff *));
+	struct net_device * (*ipv6_dev_find)(struct net *, const struct in6_addr *, struct net_device *);
 };
 
-struct mini_Qdisc {
-	struct tcf_proto *filter_list;
-	struct tcf_block *block;
-	struct gnet_stats_basic_sync *cpu_bstats;
-	struct gnet_stats_queue *cpu_qstats;
-	long unsigned int rcu_state;
+struct fib6_result {
+	struct fib6_nh *nh;
+	struct fib6_info *f6i;
+	u32 fib6_flags;
+	u8 fib6_type;
+	struct rt6_info *rt6;
 };
 
-struct mini_Qdisc_pair {
-	struct mini_Qdisc miniq1;
-	struct mini_Qdisc miniq2;
-	struct mini_Qdisc **p_miniq;
+struct fib6_config {
+	u32 fc_table;
+	u32 fc_metric;
+	int fc_dst_len;
+	int fc_src_len;
+	int fc_ifindex;
+	u32 fc_flags;
+	u32 fc_protocol;
+	u16 fc_type;
+	u16 fc_delete_all_nh: 1;
+	u16 fc_ignore_dev_down: 1;
+	u16 __unused: 14;
+	u32 fc_nh_id;
+	struct in6_addr fc_dst;
+	struct in6_addr fc_src;
+	struct in6_addr fc_prefsrc;
+	struct in6_addr fc_gateway;
+	long unsigned int fc_expires;
+	struct nlattr *fc_mx;
+	int fc_mx_len;
+	int fc_mp_len;
+	struct nlattr *fc_mp;
+	struct nl_info fc_nlinfo;
+	struct nlattr *fc_encap;
+	u16 fc_encap_type;
+	bool fc_is_fdb;
 };
 
-struct xfrm_offload {
-	struct {
-		__u32 low;
-		__u32 hi;
-	} seq;
-	__u32 flags;
-	__u32 status;
-	__u32 orig_mac_len;
-	__u8 proto;
-	__u8 inner_ipproto;
-};
-
-struct pfifo_fast_priv {
-	struct skb_array q[3];
-};
-
-struct ucred {
-	__u32 pid;
-	__u32 uid;
-	__u32 gid;
-};
-
-struct unix_edge;
-
-struct scm_fp_list {
-	short int count;
-	short int count_unix;
-	short int max;
-	bool inflight;
-	bool dead;
-	struct list_head vertices;
-	struct unix_edge *edges;
-	struct user_struct *user;
-	struct file *fp[253];
-};
-
-struct scm_cookie {
-	struct pid *pid;
-	struct scm_fp_list *fp;
-	struct scm_creds creds;
-};
-
-struct sockaddr_nl {
-	__kernel_sa_family_t nl_family;
-	short unsigned int nl_pad;
-	__u32 nl_pid;
-	__u32 nl_groups;
-};
-
-struct nlmsgerr {
-	int error;
-	struct nlmsghdr msg;
-};
-
-enum nlmsgerr_attrs {
-	NLMSGERR_ATTR_UNUSED = 0,
-	NLMSGERR_ATTR_MSG = 1,
-	NLMSGERR_ATTR_OFFS = 2,
-	NLMSGERR_ATTR_COOKIE = 3,
-	NLMSGERR_ATTR_POLICY = 4,
-	NLMSGERR_ATTR_MISS_TYPE = 5,
-	NLMSGERR_ATTR_MISS_NEST = 6,
-	__NLMSGERR_ATTR_MAX = 7,
-	NLMSGERR_ATTR_MAX = 6,
-};
-
-struct nl_pktinfo {
-	__u32 group;
-};
-
-enum {
-	NETLINK_UNCONNECTED = 0,
-	NETLINK_CONNECTED = 1,
-};
-
-enum netlink_skb_flags {
-	NETLINK_SKB_DST = 8,
-};
-
-struct netlink_notify {
-	struct net *net;
-	u32 portid;
-	int protocol;
+struct sch_frag_data {
+	long unsigned int dst;
+	struct qdisc_skb_cb cb;
+	__be16 inner_protocol;
+	u16 vlan_tci;
+	__be16 vlan_proto;
+	unsigned int l2_len;
+	u8 l2_data[18];
+	int (*xmit)(struct sk_buff *);
 };
 
 struct netlink_dump_control {
@@ -49817,145 +50460,89 @@ struct netlink_dump_control {
 	u32 min_dump_alloc;
 };
 
-struct netlink_tap {
-	struct net_device *dev;
-	struct module *module;
-	struct list_head list;
+enum {
+	CTRL_CMD_UNSPEC = 0,
+	CTRL_CMD_NEWFAMILY = 1,
+	CTRL_CMD_DELFAMILY = 2,
+	CTRL_CMD_GETFAMILY = 3,
+	CTRL_CMD_NEWOPS = 4,
+	CTRL_CMD_DELOPS = 5,
+	CTRL_CMD_GETOPS = 6,
+	CTRL_CMD_NEWMCAST_GRP = 7,
+	CTRL_CMD_DELMCAST_GRP = 8,
+	CTRL_CMD_GETMCAST_GRP = 9,
+	CTRL_CMD_GETPOLICY = 10,
+	__CTRL_CMD_MAX = 11,
 };
-
-struct trace_event_raw_netlink_extack {
-	struct trace_entry ent;
-	u32 __data_loc_msg;
-	char __data[0];
-};
-
-struct trace_event_data_offsets_netlink_extack {
-	u32 msg;
-};
-
-typedef void (*btf_trace_netlink_extack)(void *, const char *);
 
 enum {
-	NETLINK_F_KERNEL_SOCKET = 0,
-	NETLINK_F_RECV_PKTINFO = 1,
-	NETLINK_F_BROADCAST_SEND_ERROR = 2,
-	NETLINK_F_RECV_NO_ENOBUFS = 3,
-	NETLINK_F_LISTEN_ALL_NSID = 4,
-	NETLINK_F_CAP_ACK = 5,
-	NETLINK_F_EXT_ACK = 6,
-	NETLINK_F_STRICT_CHK = 7,
+	CTRL_ATTR_UNSPEC = 0,
+	CTRL_ATTR_FAMILY_ID = 1,
+	CTRL_ATTR_FAMILY_NAME = 2,
+	CTRL_ATTR_VERSION = 3,
+	CTRL_ATTR_HDRSIZE = 4,
+	CTRL_ATTR_MAXATTR = 5,
+	CTRL_ATTR_OPS = 6,
+	CTRL_ATTR_MCAST_GROUPS = 7,
+	CTRL_ATTR_POLICY = 8,
+	CTRL_ATTR_OP_POLICY = 9,
+	CTRL_ATTR_OP = 10,
+	__CTRL_ATTR_MAX = 11,
 };
 
-struct netlink_sock {
-	struct sock sk;
-	long unsigned int flags;
-	u32 portid;
-	u32 dst_portid;
-	u32 dst_group;
-	u32 subscriptions;
-	u32 ngroups;
-	long unsigned int *groups;
-	long unsigned int state;
-	size_t max_recvmsg_len;
-	wait_queue_head_t wait;
-	bool bound;
-	bool cb_running;
-	int dump_done_errno;
-	struct netlink_callback cb;
-	struct mutex *cb_mutex;
-	struct mutex cb_def_mutex;
-	void (*netlink_rcv)(struct sk_buff *);
-	int (*netlink_bind)(struct net *, int);
-	void (*netlink_unbind)(struct net *, int);
-	struct module *module;
-	struct rhash_head node;
-	struct callback_head rcu;
+enum {
+	CTRL_ATTR_OP_UNSPEC = 0,
+	CTRL_ATTR_OP_ID = 1,
+	CTRL_ATTR_OP_FLAGS = 2,
+	__CTRL_ATTR_OP_MAX = 3,
 };
 
-struct listeners;
-
-struct netlink_table {
-	struct rhashtable hash;
-	struct hlist_head mc_list;
-	struct listeners *listeners;
-	unsigned int flags;
-	unsigned int groups;
-	struct mutex *cb_mutex;
-	struct module *module;
-	int (*bind)(struct net *, int);
-	void (*unbind)(struct net *, int);
-	bool (*compare)(struct net *, struct sock *);
-	int registered;
+enum {
+	CTRL_ATTR_MCAST_GRP_UNSPEC = 0,
+	CTRL_ATTR_MCAST_GRP_NAME = 1,
+	CTRL_ATTR_MCAST_GRP_ID = 2,
+	__CTRL_ATTR_MCAST_GRP_MAX = 3,
 };
 
-struct listeners {
-	struct callback_head rcu;
-	long unsigned int masks[0];
+enum {
+	CTRL_ATTR_POLICY_UNSPEC = 0,
+	CTRL_ATTR_POLICY_DO = 1,
+	CTRL_ATTR_POLICY_DUMP = 2,
+	__CTRL_ATTR_POLICY_DUMP_MAX = 3,
+	CTRL_ATTR_POLICY_DUMP_MAX = 2,
 };
 
-struct netlink_tap_net {
-	struct list_head netlink_tap_all;
-	struct mutex netlink_tap_lock;
+enum genl_validate_flags {
+	GENL_DONT_VALIDATE_STRICT = 1,
+	GENL_DONT_VALIDATE_DUMP = 2,
+	GENL_DONT_VALIDATE_DUMP_STRICT = 4,
 };
 
-struct netlink_compare_arg {
-	u64 net_cookie;
-	u32 portid;
+struct genl_dumpit_info {
+	const struct genl_family *family;
+	struct genl_ops op;
+	struct nlattr **attrs;
 };
 
-struct netlink_broadcast_data {
-	struct sock *exclude_sk;
-	struct net *net;
-	u32 portid;
-	u32 group;
-	int failure;
-	int delivery_failure;
-	int congested;
-	int delivered;
-	gfp_t allocation;
-	struct sk_buff *skb;
-	struct sk_buff *skb2;
+struct genl_start_context {
+	const struct genl_family *family;
+	struct nlmsghdr *nlh;
+	struct netlink_ext_ack *extack;
+	const struct genl_ops *ops;
+	int hdrlen;
 };
 
-struct netlink_set_err_data {
-	struct sock *exclude_sk;
-	u32 portid;
-	u32 group;
-	int code;
-};
+struct netlink_policy_dump_state;
 
-struct nl_seq_iter {
-	struct seq_net_private p;
-	struct rhashtable_iter hti;
-	int link;
-};
-
-struct bpf_iter__netlink {
-	union {
-		struct bpf_iter_meta *meta;
-	};
-	union {
-		struct netlink_sock *sk;
-	};
-};
-
-struct bpf_struct_ops {
-	const struct bpf_verifier_ops *verifier_ops;
-	int (*init)(struct btf *);
-	int (*check_member)(const struct btf_type *, const struct btf_member *);
-	int (*init_member)(const struct btf_type *, const struct btf_member *, void *, const void *);
-	int (*reg)(void *);
-	void (*unreg)(void *);
-	const struct btf_type *type;
-	const struct btf_type *value_type;
-	const char *name;
-	struct btf_func_model func_models[64];
-	u32 type_id;
-	u32 value_id;
-};
-
-struct bpf_dummy_ops_state {
-	int val;
+struct ctrl_dump_policy_ctx {
+	struct netlink_policy_dump_state *state;
+	const struct genl_family *rt;
+	struct module *owner;
+	unsigned int opidx;
+	u32 op;
+	u16 fam_id;
+	u8 policies: 1;
+	u8 single_op: 1;
 };
 
 typedef int (*dummy_ops_test_ret_fn)(struct bpf_dummy_ops_state *, ...);
@@ -49963,54 +50550,6 @@ typedef int (*dummy_ops_test_ret_fn)(struct bpf_dummy_ops_state *, ...);
 struct bpf_dummy_ops_test_args {
 	u64 args[12];
 	struct bpf_dummy_ops_state state;
-};
-
-struct xsk_queue;
-
-struct xdp_umem;
-
-struct xdp_buff_xsk;
-
-struct xdp_desc;
-
-struct xsk_buff_pool {
-	struct device *dev;
-	struct net_device *netdev;
-	struct list_head xsk_tx_list;
-	spinlock_t xsk_tx_list_lock;
-	refcount_t users;
-	struct xdp_umem *umem;
-	struct work_struct work;
-	spinlock_t rx_lock;
-	struct list_head free_list;
-	u32 heads_cnt;
-	u16 queue_id;
-	long: 64;
-	long: 64;
-	struct xsk_queue *fq;
-	struct xsk_queue *cq;
-	dma_addr_t *dma_pages;
-	struct xdp_buff_xsk *heads;
-	struct xdp_desc *tx_descs;
-	u64 chunk_mask;
-	u64 addrs_cnt;
-	u32 free_list_cnt;
-	u32 dma_pages_cnt;
-	u32 free_heads_cnt;
-	u32 headroom;
-	u32 chunk_size;
-	u32 chunk_shift;
-	u32 frame_len;
-	u8 cached_need_wakeup;
-	bool uses_need_wakeup;
-	bool dma_need_sync;
-	bool unaligned;
-	void *addrs;
-	spinlock_t cq_lock;
-	struct xdp_buff_xsk *free_heads[0];
-	long: 64;
-	long: 64;
-	long: 64;
 };
 
 struct ethtool_cmd {
@@ -50185,9 +50724,193 @@ enum {
 	ETH_RSS_HASH_FUNCS_COUNT = 3,
 };
 
+struct flow_rule;
+
 struct ethtool_rx_flow_rule {
 	struct flow_rule *rule;
 	long unsigned int priv[0];
+};
+
+struct flow_match {
+	struct flow_dissector *dissector;
+	void *mask;
+	void *key;
+};
+
+enum flow_action_id {
+	FLOW_ACTION_ACCEPT = 0,
+	FLOW_ACTION_DROP = 1,
+	FLOW_ACTION_TRAP = 2,
+	FLOW_ACTION_GOTO = 3,
+	FLOW_ACTION_REDIRECT = 4,
+	FLOW_ACTION_MIRRED = 5,
+	FLOW_ACTION_REDIRECT_INGRESS = 6,
+	FLOW_ACTION_MIRRED_INGRESS = 7,
+	FLOW_ACTION_VLAN_PUSH = 8,
+	FLOW_ACTION_VLAN_POP = 9,
+	FLOW_ACTION_VLAN_MANGLE = 10,
+	FLOW_ACTION_TUNNEL_ENCAP = 11,
+	FLOW_ACTION_TUNNEL_DECAP = 12,
+	FLOW_ACTION_MANGLE = 13,
+	FLOW_ACTION_ADD = 14,
+	FLOW_ACTION_CSUM = 15,
+	FLOW_ACTION_MARK = 16,
+	FLOW_ACTION_PTYPE = 17,
+	FLOW_ACTION_PRIORITY = 18,
+	FLOW_ACTION_WAKE = 19,
+	FLOW_ACTION_QUEUE = 20,
+	FLOW_ACTION_SAMPLE = 21,
+	FLOW_ACTION_POLICE = 22,
+	FLOW_ACTION_CT = 23,
+	FLOW_ACTION_CT_METADATA = 24,
+	FLOW_ACTION_MPLS_PUSH = 25,
+	FLOW_ACTION_MPLS_POP = 26,
+	FLOW_ACTION_MPLS_MANGLE = 27,
+	FLOW_ACTION_GATE = 28,
+	FLOW_ACTION_PPPOE_PUSH = 29,
+	FLOW_ACTION_JUMP = 30,
+	FLOW_ACTION_PIPE = 31,
+	FLOW_ACTION_VLAN_PUSH_ETH = 32,
+	FLOW_ACTION_VLAN_POP_ETH = 33,
+	FLOW_ACTION_CONTINUE = 34,
+	NUM_FLOW_ACTIONS = 35,
+};
+
+enum flow_action_hw_stats {
+	FLOW_ACTION_HW_STATS_IMMEDIATE = 1,
+	FLOW_ACTION_HW_STATS_DELAYED = 2,
+	FLOW_ACTION_HW_STATS_ANY = 3,
+	FLOW_ACTION_HW_STATS_DISABLED = 4,
+	FLOW_ACTION_HW_STATS_DONT_CARE = 7,
+};
+
+typedef void (*action_destr)(void *);
+
+enum flow_action_mangle_base {
+	FLOW_ACT_MANGLE_UNSPEC = 0,
+	FLOW_ACT_MANGLE_HDR_TYPE_ETH = 1,
+	FLOW_ACT_MANGLE_HDR_TYPE_IP4 = 2,
+	FLOW_ACT_MANGLE_HDR_TYPE_IP6 = 3,
+	FLOW_ACT_MANGLE_HDR_TYPE_TCP = 4,
+	FLOW_ACT_MANGLE_HDR_TYPE_UDP = 5,
+};
+
+struct psample_group;
+
+struct nf_flowtable;
+
+struct action_gate_entry;
+
+struct flow_action_cookie;
+
+struct flow_action_entry {
+	enum flow_action_id id;
+	u32 hw_index;
+	enum flow_action_hw_stats hw_stats;
+	action_destr destructor;
+	void *destructor_priv;
+	union {
+		u32 chain_index;
+		struct net_device *dev;
+		struct {
+			u16 vid;
+			__be16 proto;
+			u8 prio;
+		} vlan;
+		struct {
+			unsigned char dst[6];
+			unsigned char src[6];
+		} vlan_push_eth;
+		struct {
+			enum flow_action_mangle_base htype;
+			u32 offset;
+			u32 mask;
+			u32 val;
+		} mangle;
+		struct ip_tunnel_info *tunnel;
+		u32 csum_flags;
+		u32 mark;
+		u16 ptype;
+		u32 priority;
+		struct {
+			u32 ctx;
+			u32 index;
+			u8 vf;
+		} queue;
+		struct {
+			struct psample_group *psample_group;
+			u32 rate;
+			u32 trunc_size;
+			bool truncate;
+		} sample;
+		struct {
+			u32 burst;
+			u64 rate_bytes_ps;
+			u64 peakrate_bytes_ps;
+			u32 avrate;
+			u16 overhead;
+			u64 burst_pkt;
+			u64 rate_pkt_ps;
+			u32 mtu;
+			struct {
+				enum flow_action_id act_id;
+				u32 extval;
+			} exceed;
+			struct {
+				enum flow_action_id act_id;
+				u32 extval;
+			} notexceed;
+		} police;
+		struct {
+			int action;
+			u16 zone;
+			struct nf_flowtable *flow_table;
+		} ct;
+		struct {
+			long unsigned int cookie;
+			u32 mark;
+			u32 labels[4];
+			bool orig_dir;
+		} ct_metadata;
+		struct {
+			u32 label;
+			__be16 proto;
+			u8 tc;
+			u8 bos;
+			u8 ttl;
+		} mpls_push;
+		struct {
+			__be16 proto;
+		} mpls_pop;
+		struct {
+			u32 label;
+			u8 tc;
+			u8 bos;
+			u8 ttl;
+		} mpls_mangle;
+		struct {
+			s32 prio;
+			u64 basetime;
+			u64 cycletime;
+			u64 cycletimeext;
+			u32 num_entries;
+			struct action_gate_entry *entries;
+		} gate;
+		struct {
+			u16 sid;
+		} pppoe;
+	};
+	struct flow_action_cookie *cookie;
+};
+
+struct flow_action {
+	unsigned int num_entries;
+	struct flow_action_entry entries[0];
+};
+
+struct flow_rule {
+	struct flow_match match;
+	struct flow_action action;
 };
 
 struct ethtool_rx_flow_spec_input {
@@ -50203,36 +50926,9 @@ struct ethtool_phy_ops {
 	int (*start_cable_test_tdr)(struct phy_device *, struct netlink_ext_ack *, const struct phy_tdr_config *);
 };
 
-struct xdp_desc {
-	__u64 addr;
-	__u32 len;
-	__u32 options;
-};
-
-struct xdp_umem {
-	void *addrs;
-	u64 size;
-	u32 headroom;
-	u32 chunk_size;
-	u32 chunks;
-	u32 npgs;
-	struct user_struct *user;
-	refcount_t users;
-	u8 flags;
-	bool zc;
-	struct page **pgs;
-	int id;
-	struct list_head xsk_dma_list;
-	struct work_struct work;
-};
-
-struct xdp_buff_xsk {
-	struct xdp_buff xdp;
-	dma_addr_t dma;
-	dma_addr_t frame_dma;
-	struct xsk_buff_pool *pool;
-	u64 orig_addr;
-	struct list_head free_list_node;
+struct flow_action_cookie {
+	u32 cookie_len;
+	u8 cookie[0];
 };
 
 enum {
@@ -50723,44 +51419,6 @@ enum {
 	ETHTOOL_MSG_USER_MAX = 37,
 };
 
-enum {
-	ETHTOOL_A_STRING_UNSPEC = 0,
-	ETHTOOL_A_STRING_INDEX = 1,
-	ETHTOOL_A_STRING_VALUE = 2,
-	__ETHTOOL_A_STRING_CNT = 3,
-	ETHTOOL_A_STRING_MAX = 2,
-};
-
-enum {
-	ETHTOOL_A_STRINGS_UNSPEC = 0,
-	ETHTOOL_A_STRINGS_STRING = 1,
-	__ETHTOOL_A_STRINGS_CNT = 2,
-	ETHTOOL_A_STRINGS_MAX = 1,
-};
-
-enum {
-	ETHTOOL_A_STRINGSET_UNSPEC = 0,
-	ETHTOOL_A_STRINGSET_ID = 1,
-	ETHTOOL_A_STRINGSET_COUNT = 2,
-	ETHTOOL_A_STRINGSET_STRINGS = 3,
-	__ETHTOOL_A_STRINGSET_CNT = 4,
-	ETHTOOL_A_STRINGSET_MAX = 3,
-};
-
-enum {
-	ETHTOOL_A_STRINGSETS_UNSPEC = 0,
-	ETHTOOL_A_STRINGSETS_STRINGSET = 1,
-	__ETHTOOL_A_STRINGSETS_CNT = 2,
-	ETHTOOL_A_STRINGSETS_MAX = 1,
-};
-
-enum {
-	ETHTOOL_UDP_TUNNEL_TYPE_VXLAN = 0,
-	ETHTOOL_UDP_TUNNEL_TYPE_GENEVE = 1,
-	ETHTOOL_UDP_TUNNEL_TYPE_VXLAN_GPE = 2,
-	__ETHTOOL_UDP_TUNNEL_TYPE_CNT = 3,
-};
-
 struct ethnl_req_info {
 	struct net_device *dev;
 	netdevice_tracker dev_tracker;
@@ -50785,44 +51443,37 @@ struct ethnl_request_ops {
 	void (*cleanup_data)(struct ethnl_reply_data *);
 };
 
-struct strset_info {
-	bool per_dev;
-	bool free_strings;
-	unsigned int count;
-	const char (*strings)[32];
-};
-
-struct strset_req_info {
-	struct ethnl_req_info base;
-	u32 req_ids;
-	bool counts_only;
-};
-
-struct strset_reply_data {
+struct linkinfo_reply_data {
 	struct ethnl_reply_data base;
-	struct strset_info sets[21];
+	struct ethtool_link_ksettings ksettings;
+	struct ethtool_link_settings *lsettings;
 };
 
-struct linkstate_reply_data {
-	struct ethnl_reply_data base;
-	int link;
-	int sqi;
-	int sqi_max;
-	bool link_ext_state_provided;
-	struct ethtool_link_ext_state_info ethtool_link_ext_state_info;
+struct link_mode_info {
+	int speed;
+	u8 lanes;
+	u8 duplex;
 };
 
-struct wol_reply_data {
+struct linkmodes_reply_data {
 	struct ethnl_reply_data base;
-	struct ethtool_wolinfo wol;
-	bool show_sopass;
+	struct ethtool_link_ksettings ksettings;
+	struct ethtool_link_settings *lsettings;
+	bool peer_empty;
 };
 
-struct privflags_reply_data {
+struct debug_reply_data {
 	struct ethnl_reply_data base;
-	const char (*priv_flag_names)[32];
-	unsigned int n_priv_flags;
-	u32 priv_flags;
+	u32 msg_mask;
+};
+
+struct features_reply_data {
+	struct ethnl_reply_data base;
+	u32 hw[2];
+	u32 wanted[2];
+	u32 active[2];
+	u32 nochange[2];
+	u32 all[2];
 };
 
 struct channels_reply_data {
@@ -50848,6 +51499,13 @@ struct pause_reply_data {
 struct tsinfo_reply_data {
 	struct ethnl_reply_data base;
 	struct ethtool_ts_info ts_info;
+};
+
+enum {
+	ETHTOOL_UDP_TUNNEL_TYPE_VXLAN = 0,
+	ETHTOOL_UDP_TUNNEL_TYPE_GENEVE = 1,
+	ETHTOOL_UDP_TUNNEL_TYPE_VXLAN_GPE = 2,
+	__ETHTOOL_UDP_TUNNEL_TYPE_CNT = 3,
 };
 
 enum {
@@ -50907,12 +51565,6 @@ struct udp_tunnel_nic_ops {
 	void (*reset_ntf)(struct net_device *);
 	size_t (*dump_size)(struct net_device *, unsigned int);
 	int (*dump_write)(struct net_device *, unsigned int, struct sk_buff *);
-};
-
-struct genl_dumpit_info {
-	const struct genl_family *family;
-	struct genl_ops op;
-	struct nlattr **attrs;
 };
 
 struct ethnl_tunnel_info_dump_ctx {
@@ -51004,13 +51656,6 @@ struct inet_peer {
 	refcount_t refcnt;
 };
 
-struct net_protocol {
-	int (*handler)(struct sk_buff *);
-	int (*err_handler)(struct sk_buff *, u32);
-	unsigned int no_policy: 1;
-	unsigned int icmp_strict_tag_validation: 1;
-};
-
 struct net_offload {
 	struct offload_callbacks callbacks;
 	unsigned int flags;
@@ -51058,46 +51703,93 @@ struct ipq {
 
 typedef u8 dscp_t;
 
-typedef u8 u_int8_t;
-
 struct ip_mreqn {
 	struct in_addr imr_multiaddr;
 	struct in_addr imr_address;
 	int imr_ifindex;
 };
 
-enum pkt_hash_types {
-	PKT_HASH_TYPE_NONE = 0,
-	PKT_HASH_TYPE_L2 = 1,
-	PKT_HASH_TYPE_L3 = 2,
-	PKT_HASH_TYPE_L4 = 3,
+struct ip_mreq_source {
+	__be32 imr_multiaddr;
+	__be32 imr_interface;
+	__be32 imr_sourceaddr;
 };
 
-enum rt_scope_t {
-	RT_SCOPE_UNIVERSE = 0,
-	RT_SCOPE_SITE = 200,
-	RT_SCOPE_LINK = 253,
-	RT_SCOPE_HOST = 254,
-	RT_SCOPE_NOWHERE = 255,
+struct ip_msfilter {
+	__be32 imsf_multiaddr;
+	__be32 imsf_interface;
+	__u32 imsf_fmode;
+	__u32 imsf_numsrc;
+	union {
+		__be32 imsf_slist[1];
+		struct {
+			struct {} __empty_imsf_slist_flex;
+			__be32 imsf_slist_flex[0];
+		};
+	};
 };
 
-struct nl_info {
-	struct nlmsghdr *nlh;
-	struct net *nl_net;
-	u32 portid;
-	u8 skip_notify: 1;
-	u8 skip_notify_kernel: 1;
+struct group_req {
+	__u32 gr_interface;
+	struct __kernel_sockaddr_storage gr_group;
 };
 
-struct sockcm_cookie {
-	u64 transmit_time;
-	u32 mark;
-	u16 tsflags;
+struct group_source_req {
+	__u32 gsr_interface;
+	struct __kernel_sockaddr_storage gsr_group;
+	struct __kernel_sockaddr_storage gsr_source;
 };
 
-struct ip_options_data {
-	struct ip_options_rcu opt;
-	char data[40];
+struct group_filter {
+	union {
+		struct {
+			__u32 gf_interface_aux;
+			struct __kernel_sockaddr_storage gf_group_aux;
+			__u32 gf_fmode_aux;
+			__u32 gf_numsrc_aux;
+			struct __kernel_sockaddr_storage gf_slist[1];
+		};
+		struct {
+			__u32 gf_interface;
+			struct __kernel_sockaddr_storage gf_group;
+			__u32 gf_fmode;
+			__u32 gf_numsrc;
+			struct __kernel_sockaddr_storage gf_slist_flex[0];
+		};
+	};
+};
+
+struct in_pktinfo {
+	int ipi_ifindex;
+	struct in_addr ipi_spec_dst;
+	struct in_addr ipi_addr;
+};
+
+struct ip_sf_list;
+
+struct ip_mc_list {
+	struct in_device *interface;
+	__be32 multiaddr;
+	unsigned int sfmode;
+	struct ip_sf_list *sources;
+	struct ip_sf_list *tomb;
+	long unsigned int sfcount[2];
+	union {
+		struct ip_mc_list *next;
+		struct ip_mc_list *next_rcu;
+	};
+	struct ip_mc_list *next_hash;
+	struct timer_list timer;
+	int users;
+	refcount_t refcnt;
+	spinlock_t lock;
+	char tm_running;
+	char reporter;
+	char unsolicit_count;
+	char loaded;
+	unsigned char gsquery;
+	unsigned char crcount;
+	struct callback_head rcu;
 };
 
 struct ip_sf_socklist;
@@ -51108,74 +51800,6 @@ struct ip_mc_socklist {
 	unsigned int sfmode;
 	struct ip_sf_socklist *sflist;
 	struct callback_head rcu;
-};
-
-struct fib6_result;
-
-struct fib6_config;
-
-struct ipv6_stub {
-	int (*ipv6_sock_mc_join)(struct sock *, int, const struct in6_addr *);
-	int (*ipv6_sock_mc_drop)(struct sock *, int, const struct in6_addr *);
-	struct dst_entry * (*ipv6_dst_lookup_flow)(struct net *, const struct sock *, struct flowi6 *, const struct in6_addr *);
-	int (*ipv6_route_input)(struct sk_buff *);
-	struct fib6_table * (*fib6_get_table)(struct net *, u32);
-	int (*fib6_lookup)(struct net *, int, struct flowi6 *, struct fib6_result *, int);
-	int (*fib6_table_lookup)(struct net *, struct fib6_table *, int, struct flowi6 *, struct fib6_result *, int);
-	void (*fib6_select_path)(const struct net *, struct fib6_result *, struct flowi6 *, int, bool, const struct sk_buff *, int);
-	u32 (*ip6_mtu_from_fib6)(const struct fib6_result *, const struct in6_addr *, const struct in6_addr *);
-	int (*fib6_nh_init)(struct net *, struct fib6_nh *, struct fib6_config *, gfp_t, struct netlink_ext_ack *);
-	void (*fib6_nh_release)(struct fib6_nh *);
-	void (*fib6_nh_release_dsts)(struct fib6_nh *);
-	void (*fib6_update_sernum)(struct net *, struct fib6_info *);
-	int (*ip6_del_rt)(struct net *, struct fib6_info *, bool);
-	void (*fib6_rt_update)(struct net *, struct fib6_info *, struct nl_info *);
-	void (*udpv6_encap_enable)(void);
-	void (*ndisc_send_na)(struct net_device *, const struct in6_addr *, const struct in6_addr *, bool, bool, bool, bool);
-	struct neigh_table *nd_tbl;
-	int (*ipv6_fragment)(struct net *, struct sock *, struct sk_buff *, int (*)(struct net *, struct sock *, struct sk_buff *));
-	struct net_device * (*ipv6_dev_find)(struct net *, const struct in6_addr *, struct net_device *);
-};
-
-struct fib6_result {
-	struct fib6_nh *nh;
-	struct fib6_info *f6i;
-	u32 fib6_flags;
-	u8 fib6_type;
-	struct rt6_info *rt6;
-};
-
-struct fib6_config {
-	u32 fc_table;
-	u32 fc_metric;
-	int fc_dst_len;
-	int fc_src_len;
-	int fc_ifindex;
-	u32 fc_flags;
-	u32 fc_protocol;
-	u16 fc_type;
-	u16 fc_delete_all_nh: 1;
-	u16 fc_ignore_dev_down: 1;
-	u16 __unused: 14;
-	u32 fc_nh_id;
-	struct in6_addr fc_dst;
-	struct in6_addr fc_src;
-	struct in6_addr fc_prefsrc;
-	struct in6_addr fc_gateway;
-	long unsigned int fc_expires;
-	struct nlattr *fc_mx;
-	int fc_mx_len;
-	int fc_mp_len;
-	struct nlattr *fc_mp;
-	struct nl_info fc_nlinfo;
-	struct nlattr *fc_encap;
-	u16 fc_encap_type;
-	bool fc_is_fdb;
-};
-
-enum {
-	LWTUNNEL_XMIT_DONE = 0,
-	LWTUNNEL_XMIT_CONTINUE = 256,
 };
 
 struct ipcm_cookie {
@@ -51190,39 +51814,50 @@ struct ipcm_cookie {
 	__u16 gso_size;
 };
 
-struct ip_fraglist_iter {
-	struct sk_buff *frag;
-	struct iphdr *iph;
-	int offset;
-	unsigned int hlen;
-};
-
-struct ip_frag_state {
-	bool DF;
-	unsigned int hlen;
-	unsigned int ll_rs;
-	unsigned int mtu;
-	unsigned int left;
-	int offset;
-	int ptr;
-	__be16 not_last_frag;
-};
-
-struct ip_reply_arg {
-	struct kvec iov[1];
-	int flags;
-	__wsum csum;
-	int csumoffset;
-	int bound_dev_if;
-	u8 tos;
-	kuid_t uid;
-};
-
 struct ip_sf_socklist {
 	unsigned int sl_max;
 	unsigned int sl_count;
 	struct callback_head rcu;
 	__be32 sl_addr[0];
+};
+
+struct ip_sf_list {
+	struct ip_sf_list *sf_next;
+	long unsigned int sf_count[2];
+	__be32 sf_inaddr;
+	unsigned char sf_gsresp;
+	unsigned char sf_oldin;
+	unsigned char sf_crcount;
+};
+
+struct compat_group_req {
+	__u32 gr_interface;
+	struct __kernel_sockaddr_storage gr_group;
+} __attribute__((packed));
+
+struct compat_group_source_req {
+	__u32 gsr_interface;
+	struct __kernel_sockaddr_storage gsr_group;
+	struct __kernel_sockaddr_storage gsr_source;
+} __attribute__((packed));
+
+struct compat_group_filter {
+	union {
+		struct {
+			__u32 gf_interface_aux;
+			struct __kernel_sockaddr_storage gf_group_aux;
+			__u32 gf_fmode_aux;
+			__u32 gf_numsrc_aux;
+			struct __kernel_sockaddr_storage gf_slist[1];
+		} __attribute__((packed));
+		struct {
+			__u32 gf_interface;
+			struct __kernel_sockaddr_storage gf_group;
+			__u32 gf_fmode;
+			__u32 gf_numsrc;
+			struct __kernel_sockaddr_storage gf_slist_flex[0];
+		} __attribute__((packed));
+	};
 };
 
 struct inet_timewait_sock {
@@ -51241,6 +51876,54 @@ struct inet_timewait_sock {
 	struct inet_bind_bucket *tw_tb;
 	struct inet_bind2_bucket *tw_tb2;
 	struct hlist_node tw_bind2_node;
+};
+
+enum rt_scope_t {
+	RT_SCOPE_UNIVERSE = 0,
+	RT_SCOPE_SITE = 200,
+	RT_SCOPE_LINK = 253,
+	RT_SCOPE_HOST = 254,
+	RT_SCOPE_NOWHERE = 255,
+};
+
+struct tcp_request_sock_ops;
+
+struct tcp_request_sock {
+	struct inet_request_sock req;
+	const struct tcp_request_sock_ops *af_specific;
+	u64 snt_synack;
+	bool tfo_listener;
+	bool is_mptcp;
+	u32 txhash;
+	u32 rcv_isn;
+	u32 snt_isn;
+	u32 ts_off;
+	u32 last_oow_ack_time;
+	u32 rcv_nxt;
+	u8 syn_tos;
+};
+
+enum tcp_synack_type {
+	TCP_SYNACK_NORMAL = 0,
+	TCP_SYNACK_FASTOPEN = 1,
+	TCP_SYNACK_COOKIE = 2,
+};
+
+union tcp_seq_and_ts_off;
+
+struct tcp_request_sock_ops {
+	u16 mss_clamp;
+	struct dst_entry * (*route_req)(const struct sock *, struct sk_buff *, struct flowi *, struct request_sock *);
+	union tcp_seq_and_ts_off (*init_seq_and_ts_off)(const struct net *, const struct sk_buff *);
+	int (*send_synack)(const struct sock *, struct dst_entry *, struct flowi *, struct request_sock *, struct tcp_fastopen_cookie *, enum tcp_synack_type, struct sk_buff *);
+};
+
+union tcp_seq_and_ts_off {
+	struct {
+		u32 seq;
+		u32 ts_off;
+	};
+	u64 hash64;
 };
 
 enum inet_csk_ack_state_t {
@@ -51304,22 +51987,6 @@ enum {
 	BPF_SOCK_OPS_PARSE_HDR_OPT_CB = 13,
 	BPF_SOCK_OPS_HDR_OPT_LEN_CB = 14,
 	BPF_SOCK_OPS_WRITE_HDR_OPT_CB = 15,
-};
-
-struct bpf_sock_ops_kern {
-	struct sock *sk;
-	union {
-		u32 args[4];
-		u32 reply;
-		u32 replylong[4];
-	};
-	struct sk_buff *syn_skb;
-	struct sk_buff *skb;
-	void *skb_data_end;
-	u8 op;
-	u8 is_fullsock;
-	u8 remaining_opt_len;
-	u64 temp;
 };
 
 enum tcp_queue {
@@ -51438,12 +52105,6 @@ enum {
 	__TCP_METRICS_CMD_MAX = 3,
 };
 
-enum genl_validate_flags {
-	GENL_DONT_VALIDATE_STRICT = 1,
-	GENL_DONT_VALIDATE_DUMP = 2,
-	GENL_DONT_VALIDATE_DUMP_STRICT = 4,
-};
-
 struct tcp_fastopen_metrics {
 	u16 mss;
 	u16 syn_loss: 10;
@@ -51466,12 +52127,6 @@ struct tcp_metrics_block {
 
 struct tcpm_hash_bucket {
 	struct tcp_metrics_block *chain;
-};
-
-struct cmsghdr {
-	__kernel_size_t cmsg_len;
-	int cmsg_level;
-	int cmsg_type;
 };
 
 typedef union {
@@ -51589,38 +52244,9 @@ struct xfrm_address_filter {
 	__u8 dplen;
 };
 
-struct ip_sf_list {
-	struct ip_sf_list *sf_next;
-	long unsigned int sf_count[2];
-	__be32 sf_inaddr;
-	unsigned char sf_gsresp;
-	unsigned char sf_oldin;
-	unsigned char sf_crcount;
-};
-
-struct ip_mc_list {
-	struct in_device *interface;
-	__be32 multiaddr;
-	unsigned int sfmode;
-	struct ip_sf_list *sources;
-	struct ip_sf_list *tomb;
-	long unsigned int sfcount[2];
-	union {
-		struct ip_mc_list *next;
-		struct ip_mc_list *next_rcu;
-	};
-	struct ip_mc_list *next_hash;
-	struct timer_list timer;
-	int users;
-	refcount_t refcnt;
-	spinlock_t lock;
-	char tm_running;
-	char reporter;
-	char unsolicit_count;
-	char loaded;
-	unsigned char gsquery;
-	unsigned char crcount;
-	struct callback_head rcu;
+struct ip_options_data {
+	struct ip_options_rcu opt;
+	char data[40];
 };
 
 enum {
@@ -51631,31 +52257,6 @@ enum {
 	UDP_FLAGS_ACCEPT_FRAGLIST = 4,
 	UDP_FLAGS_ACCEPT_L4 = 5,
 	UDP_FLAGS_ENCAP_ENABLED = 6,
-};
-
-struct udp_sock {
-	struct inet_sock inet;
-	long unsigned int udp_flags;
-	int pending;
-	__u8 encap_type;
-	__u8 pcflag;
-	__u16 len;
-	__u16 gso_size;
-	__u16 pcslen;
-	__u16 pcrlen;
-	int (*encap_rcv)(struct sock *, struct sk_buff *);
-	void (*encap_err_rcv)(struct sock *, struct sk_buff *, unsigned int);
-	int (*encap_err_lookup)(struct sock *, struct sk_buff *);
-	void (*encap_destroy)(struct sock *);
-	struct sk_buff * (*gro_receive)(struct sock *, struct list_head *, struct sk_buff *);
-	int (*gro_complete)(struct sock *, struct sk_buff *, int);
-	long: 64;
-	struct sk_buff_head reader_queue;
-	int forward_deficit;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
 };
 
 struct icmp_err {
@@ -51795,26 +52396,6 @@ struct xfrm_type_offload {
 	int (*xmit)(struct xfrm_state *, struct sk_buff *, netdev_features_t);
 };
 
-enum {
-	BTF_SOCK_TYPE_INET = 0,
-	BTF_SOCK_TYPE_INET_CONN = 1,
-	BTF_SOCK_TYPE_INET_REQ = 2,
-	BTF_SOCK_TYPE_INET_TW = 3,
-	BTF_SOCK_TYPE_REQ = 4,
-	BTF_SOCK_TYPE_SOCK = 5,
-	BTF_SOCK_TYPE_SOCK_COMMON = 6,
-	BTF_SOCK_TYPE_TCP = 7,
-	BTF_SOCK_TYPE_TCP_REQ = 8,
-	BTF_SOCK_TYPE_TCP_TW = 9,
-	BTF_SOCK_TYPE_TCP6 = 10,
-	BTF_SOCK_TYPE_UDP = 11,
-	BTF_SOCK_TYPE_UDP6 = 12,
-	BTF_SOCK_TYPE_UNIX = 13,
-	BTF_SOCK_TYPE_MPTCP = 14,
-	BTF_SOCK_TYPE_SOCKET = 15,
-	MAX_BTF_SOCK_TYPE = 16,
-};
-
 struct udp_skb_cb {
 	union {
 		struct inet_skb_parm h4;
@@ -51840,24 +52421,6 @@ struct udp_iter_state {
 	struct seq_net_private p;
 	int bucket;
 	struct udp_seq_afinfo *bpf_seq_afinfo;
-};
-
-struct bpf_sk_lookup_kern {
-	u16 family;
-	u16 protocol;
-	__be16 sport;
-	u16 dport;
-	struct {
-		__be32 saddr;
-		__be32 daddr;
-	} v4;
-	struct {
-		const struct in6_addr *saddr;
-		const struct in6_addr *daddr;
-	} v6;
-	struct sock *selected_sk;
-	u32 ingress_ifindex;
-	bool no_reuseport;
 };
 
 struct bpf_iter__udp {
@@ -52040,45 +52603,6 @@ struct devinet_sysctl_table {
 	struct ctl_table devinet_vars[34];
 };
 
-struct ip_mreq_source {
-	__be32 imr_multiaddr;
-	__be32 imr_interface;
-	__be32 imr_sourceaddr;
-};
-
-struct ip_msfilter {
-	__be32 imsf_multiaddr;
-	__be32 imsf_interface;
-	__u32 imsf_fmode;
-	__u32 imsf_numsrc;
-	union {
-		__be32 imsf_slist[1];
-		struct {
-			struct {} __empty_imsf_slist_flex;
-			__be32 imsf_slist_flex[0];
-		};
-	};
-};
-
-struct group_filter {
-	union {
-		struct {
-			__u32 gf_interface_aux;
-			struct __kernel_sockaddr_storage gf_group_aux;
-			__u32 gf_fmode_aux;
-			__u32 gf_numsrc_aux;
-			struct __kernel_sockaddr_storage gf_slist[1];
-		};
-		struct {
-			__u32 gf_interface;
-			struct __kernel_sockaddr_storage gf_group;
-			__u32 gf_fmode;
-			__u32 gf_numsrc;
-			struct __kernel_sockaddr_storage gf_slist_flex[0];
-		};
-	};
-};
-
 struct igmphdr {
 	__u8 type;
 	__u8 code;
@@ -52097,21 +52621,6 @@ struct igmp_mcf_iter_state {
 	struct net_device *dev;
 	struct in_device *idev;
 	struct ip_mc_list *im;
-};
-
-struct netdev_notifier_info_ext {
-	struct netdev_notifier_info info;
-	union {
-		u32 mtu;
-	} ext;
-};
-
-struct netdev_notifier_changeupper_info {
-	struct netdev_notifier_info info;
-	struct net_device *upper_dev;
-	bool master;
-	bool linking;
-	void *upper_info;
 };
 
 struct rtmsg {
@@ -52173,6 +52682,24 @@ struct rtvia {
 	__u8 rtvia_addr[0];
 };
 
+struct fib_notifier_info {
+	int family;
+	struct netlink_ext_ack *extack;
+};
+
+enum fib_event_type {
+	FIB_EVENT_ENTRY_REPLACE = 0,
+	FIB_EVENT_ENTRY_APPEND = 1,
+	FIB_EVENT_ENTRY_ADD = 2,
+	FIB_EVENT_ENTRY_DEL = 3,
+	FIB_EVENT_RULE_ADD = 4,
+	FIB_EVENT_RULE_DEL = 5,
+	FIB_EVENT_NH_ADD = 6,
+	FIB_EVENT_NH_DEL = 7,
+	FIB_EVENT_VIF_ADD = 8,
+	FIB_EVENT_VIF_DEL = 9,
+};
+
 struct fib_config {
 	u8 fc_dst_len;
 	dscp_t fc_dscp;
@@ -52202,47 +52729,6 @@ struct fib_config {
 	u16 fc_encap_type;
 };
 
-struct fib_result_nl {
-	__be32 fl_addr;
-	u32 fl_mark;
-	unsigned char fl_tos;
-	unsigned char fl_scope;
-	unsigned char tb_id_in;
-	unsigned char tb_id;
-	unsigned char prefixlen;
-	unsigned char nh_sel;
-	unsigned char type;
-	unsigned char scope;
-	int err;
-};
-
-struct fib_dump_filter {
-	u32 table_id;
-	bool filter_set;
-	bool dump_routes;
-	bool dump_exceptions;
-	unsigned char protocol;
-	unsigned char rt_type;
-	unsigned int flags;
-	struct net_device *dev;
-};
-
-struct rtentry {
-	long unsigned int rt_pad1;
-	struct sockaddr rt_dst;
-	struct sockaddr rt_gateway;
-	struct sockaddr rt_genmask;
-	short unsigned int rt_flags;
-	short int rt_pad2;
-	long unsigned int rt_pad3;
-	void *rt_pad4;
-	short int rt_metric;
-	char *rt_dev;
-	long unsigned int rt_mtu;
-	long unsigned int rt_window;
-	short unsigned int rt_irtt;
-};
-
 struct fib_rt_info {
 	struct fib_info *fi;
 	u32 tb_id;
@@ -52256,14 +52742,9 @@ struct fib_rt_info {
 	u8 unused: 5;
 };
 
-struct fib_entry_notifier_info {
+struct fib_nh_notifier_info {
 	struct fib_notifier_info info;
-	u32 dst;
-	int dst_len;
-	struct fib_info *fi;
-	dscp_t dscp;
-	u8 type;
-	u32 tb_id;
+	struct fib_nh *fib_nh;
 };
 
 struct fib_alias {
@@ -52286,58 +52767,14 @@ struct fib_prop {
 	u8 scope;
 };
 
-typedef unsigned int t_key;
-
-struct key_vector {
-	t_key key;
-	unsigned char pos;
-	unsigned char bits;
-	unsigned char slen;
+struct ipfrag_skb_cb {
 	union {
-		struct hlist_head leaf;
-		struct {
-			struct {} __empty_tnode;
-			struct key_vector *tnode[0];
-		};
+		struct inet_skb_parm h4;
+		struct inet6_skb_parm h6;
 	};
-};
-
-struct tnode {
-	struct callback_head rcu;
-	t_key empty_children;
-	t_key full_children;
-	struct key_vector *parent;
-	struct key_vector kv[1];
-};
-
-struct trie_stat {
-	unsigned int totdepth;
-	unsigned int maxdepth;
-	unsigned int tnodes;
-	unsigned int leaves;
-	unsigned int nullpointers;
-	unsigned int prefixes;
-	unsigned int nodesizes[32];
-};
-
-struct trie {
-	struct key_vector kv[1];
-};
-
-struct fib_trie_iter {
-	struct seq_net_private p;
-	struct fib_table *tb;
-	struct key_vector *tnode;
-	unsigned int index;
-	unsigned int depth;
-};
-
-struct fib_route_iter {
-	struct seq_net_private p;
-	struct fib_table *main_tb;
-	struct key_vector *tnode;
-	loff_t pos;
-	t_key key;
+	struct sk_buff *next_frag;
+	int frag_run_len;
+	int ip_defrag_offset;
 };
 
 struct icmpv6_echo {
@@ -52377,206 +52814,138 @@ struct icmp6hdr {
 	} icmp6_dataun;
 };
 
-struct pingv6_ops {
-	int (*ipv6_recv_error)(struct sock *, struct msghdr *, int, int *);
-	void (*ip6_datagram_recv_common_ctl)(struct sock *, struct msghdr *, struct sk_buff *);
-	void (*ip6_datagram_recv_specific_ctl)(struct sock *, struct msghdr *, struct sk_buff *);
-	int (*icmpv6_err_convert)(u8, u8, int *);
-	void (*ipv6_icmp_error)(struct sock *, struct sk_buff *, int, __be16, u32, u8 *);
-	int (*ipv6_chk_addr)(struct net *, const struct in6_addr *, const struct net_device *, int);
+enum lwtunnel_ip_t {
+	LWTUNNEL_IP_UNSPEC = 0,
+	LWTUNNEL_IP_ID = 1,
+	LWTUNNEL_IP_DST = 2,
+	LWTUNNEL_IP_SRC = 3,
+	LWTUNNEL_IP_TTL = 4,
+	LWTUNNEL_IP_TOS = 5,
+	LWTUNNEL_IP_FLAGS = 6,
+	LWTUNNEL_IP_PAD = 7,
+	LWTUNNEL_IP_OPTS = 8,
+	__LWTUNNEL_IP_MAX = 9,
 };
 
-struct ping_iter_state {
-	struct seq_net_private p;
-	int bucket;
-	sa_family_t family;
-};
-
-struct pingfakehdr {
-	struct icmphdr icmph;
-	struct msghdr *msg;
-	sa_family_t family;
-	__wsum wcheck;
-};
-
-struct ping_table {
-	struct hlist_head hash[64];
-	spinlock_t lock;
-};
-
-typedef struct sk_buff * (*gro_receive_t)(struct list_head *, struct sk_buff *);
-
-struct nhmsg {
-	unsigned char nh_family;
-	unsigned char nh_scope;
-	unsigned char nh_protocol;
-	unsigned char resvd;
-	unsigned int nh_flags;
-};
-
-struct nexthop_grp {
-	__u32 id;
-	__u8 weight;
-	__u8 weight_high;
-	__u16 resvd2;
+enum lwtunnel_ip6_t {
+	LWTUNNEL_IP6_UNSPEC = 0,
+	LWTUNNEL_IP6_ID = 1,
+	LWTUNNEL_IP6_DST = 2,
+	LWTUNNEL_IP6_SRC = 3,
+	LWTUNNEL_IP6_HOPLIMIT = 4,
+	LWTUNNEL_IP6_TC = 5,
+	LWTUNNEL_IP6_FLAGS = 6,
+	LWTUNNEL_IP6_PAD = 7,
+	LWTUNNEL_IP6_OPTS = 8,
+	__LWTUNNEL_IP6_MAX = 9,
 };
 
 enum {
-	NEXTHOP_GRP_TYPE_MPATH = 0,
-	NEXTHOP_GRP_TYPE_RES = 1,
-	__NEXTHOP_GRP_TYPE_MAX = 2,
+	LWTUNNEL_IP_OPTS_UNSPEC = 0,
+	LWTUNNEL_IP_OPTS_GENEVE = 1,
+	LWTUNNEL_IP_OPTS_VXLAN = 2,
+	LWTUNNEL_IP_OPTS_ERSPAN = 3,
+	__LWTUNNEL_IP_OPTS_MAX = 4,
 };
 
 enum {
-	NHA_UNSPEC = 0,
-	NHA_ID = 1,
-	NHA_GROUP = 2,
-	NHA_GROUP_TYPE = 3,
-	NHA_BLACKHOLE = 4,
-	NHA_OIF = 5,
-	NHA_GATEWAY = 6,
-	NHA_ENCAP_TYPE = 7,
-	NHA_ENCAP = 8,
-	NHA_GROUPS = 9,
-	NHA_MASTER = 10,
-	NHA_FDB = 11,
-	NHA_RES_GROUP = 12,
-	NHA_RES_BUCKET = 13,
-	__NHA_MAX = 14,
+	LWTUNNEL_IP_OPT_GENEVE_UNSPEC = 0,
+	LWTUNNEL_IP_OPT_GENEVE_CLASS = 1,
+	LWTUNNEL_IP_OPT_GENEVE_TYPE = 2,
+	LWTUNNEL_IP_OPT_GENEVE_DATA = 3,
+	__LWTUNNEL_IP_OPT_GENEVE_MAX = 4,
 };
 
 enum {
-	NHA_RES_GROUP_UNSPEC = 0,
-	NHA_RES_GROUP_PAD = 0,
-	NHA_RES_GROUP_BUCKETS = 1,
-	NHA_RES_GROUP_IDLE_TIMER = 2,
-	NHA_RES_GROUP_UNBALANCED_TIMER = 3,
-	NHA_RES_GROUP_UNBALANCED_TIME = 4,
-	__NHA_RES_GROUP_MAX = 5,
+	LWTUNNEL_IP_OPT_VXLAN_UNSPEC = 0,
+	LWTUNNEL_IP_OPT_VXLAN_GBP = 1,
+	__LWTUNNEL_IP_OPT_VXLAN_MAX = 2,
 };
 
 enum {
-	NHA_RES_BUCKET_UNSPEC = 0,
-	NHA_RES_BUCKET_PAD = 0,
-	NHA_RES_BUCKET_INDEX = 1,
-	NHA_RES_BUCKET_IDLE_TIME = 2,
-	NHA_RES_BUCKET_NH_ID = 3,
-	__NHA_RES_BUCKET_MAX = 4,
+	LWTUNNEL_IP_OPT_ERSPAN_UNSPEC = 0,
+	LWTUNNEL_IP_OPT_ERSPAN_VER = 1,
+	LWTUNNEL_IP_OPT_ERSPAN_INDEX = 2,
+	LWTUNNEL_IP_OPT_ERSPAN_DIR = 3,
+	LWTUNNEL_IP_OPT_ERSPAN_HWID = 4,
+	__LWTUNNEL_IP_OPT_ERSPAN_MAX = 5,
 };
 
-struct nh_config {
-	u32 nh_id;
-	u8 nh_family;
-	u8 nh_protocol;
-	u8 nh_blackhole;
-	u8 nh_fdb;
-	u32 nh_flags;
-	int nh_ifindex;
-	struct net_device *dev;
+struct lwtunnel_encap_ops {
+	int (*build_state)(struct net *, struct nlattr *, unsigned int, const void *, struct lwtunnel_state **, struct netlink_ext_ack *);
+	void (*destroy_state)(struct lwtunnel_state *);
+	int (*output)(struct net *, struct sock *, struct sk_buff *);
+	int (*input)(struct sk_buff *);
+	int (*fill_encap)(struct sk_buff *, struct lwtunnel_state *);
+	int (*get_encap_size)(struct lwtunnel_state *);
+	int (*cmp_encap)(struct lwtunnel_state *, struct lwtunnel_state *);
+	int (*xmit)(struct sk_buff *);
+	struct module *owner;
+};
+
+enum {
+	IFLA_IPTUN_UNSPEC = 0,
+	IFLA_IPTUN_LINK = 1,
+	IFLA_IPTUN_LOCAL = 2,
+	IFLA_IPTUN_REMOTE = 3,
+	IFLA_IPTUN_TTL = 4,
+	IFLA_IPTUN_TOS = 5,
+	IFLA_IPTUN_ENCAP_LIMIT = 6,
+	IFLA_IPTUN_FLOWINFO = 7,
+	IFLA_IPTUN_FLAGS = 8,
+	IFLA_IPTUN_PROTO = 9,
+	IFLA_IPTUN_PMTUDISC = 10,
+	IFLA_IPTUN_6RD_PREFIX = 11,
+	IFLA_IPTUN_6RD_RELAY_PREFIX = 12,
+	IFLA_IPTUN_6RD_PREFIXLEN = 13,
+	IFLA_IPTUN_6RD_RELAY_PREFIXLEN = 14,
+	IFLA_IPTUN_ENCAP_TYPE = 15,
+	IFLA_IPTUN_ENCAP_FLAGS = 16,
+	IFLA_IPTUN_ENCAP_SPORT = 17,
+	IFLA_IPTUN_ENCAP_DPORT = 18,
+	IFLA_IPTUN_COLLECT_METADATA = 19,
+	IFLA_IPTUN_FWMARK = 20,
+	__IFLA_IPTUN_MAX = 21,
+};
+
+struct ip6_tnl_encap_ops {
+	size_t (*encap_hlen)(struct ip_tunnel_encap *);
+	int (*build_header)(struct sk_buff *, struct ip_tunnel_encap *, u8 *, struct flowi6 *);
+	int (*err_handler)(struct sk_buff *, struct inet6_skb_parm *, u8, u8, int, __be32);
+};
+
+struct geneve_opt {
+	__be16 opt_class;
+	u8 type;
+	u8 length: 5;
+	u8 r3: 1;
+	u8 r2: 1;
+	u8 r1: 1;
+	u8 opt_data[0];
+};
+
+struct vxlan_metadata {
+	u32 gbp;
+};
+
+struct erspan_md2 {
+	__be32 timestamp;
+	__be16 sgt;
+	__u8 hwid_upper: 2;
+	__u8 ft: 5;
+	__u8 p: 1;
+	__u8 o: 1;
+	__u8 gra: 2;
+	__u8 dir: 1;
+	__u8 hwid: 4;
+};
+
+struct erspan_metadata {
+	int version;
 	union {
-		__be32 ipv4;
-		struct in6_addr ipv6;
-	} gw;
-	struct nlattr *nh_grp;
-	u16 nh_grp_type;
-	u16 nh_grp_res_num_buckets;
-	long unsigned int nh_grp_res_idle_timer;
-	long unsigned int nh_grp_res_unbalanced_timer;
-	bool nh_grp_res_has_num_buckets;
-	bool nh_grp_res_has_idle_timer;
-	bool nh_grp_res_has_unbalanced_timer;
-	struct nlattr *nh_encap;
-	u16 nh_encap_type;
-	u32 nlflags;
-	struct nl_info nlinfo;
-};
-
-enum nexthop_event_type {
-	NEXTHOP_EVENT_DEL = 0,
-	NEXTHOP_EVENT_REPLACE = 1,
-	NEXTHOP_EVENT_RES_TABLE_PRE_REPLACE = 2,
-	NEXTHOP_EVENT_BUCKET_REPLACE = 3,
-};
-
-enum nh_notifier_info_type {
-	NH_NOTIFIER_INFO_TYPE_SINGLE = 0,
-	NH_NOTIFIER_INFO_TYPE_GRP = 1,
-	NH_NOTIFIER_INFO_TYPE_RES_TABLE = 2,
-	NH_NOTIFIER_INFO_TYPE_RES_BUCKET = 3,
-};
-
-struct nh_notifier_single_info {
-	struct net_device *dev;
-	u8 gw_family;
-	union {
-		__be32 ipv4;
-		struct in6_addr ipv6;
-	};
-	u32 id;
-	u8 is_reject: 1;
-	u8 is_fdb: 1;
-	u8 has_encap: 1;
-};
-
-struct nh_notifier_grp_entry_info {
-	u16 weight;
-	struct nh_notifier_single_info nh;
-};
-
-struct nh_notifier_grp_info {
-	u16 num_nh;
-	bool is_fdb;
-	struct nh_notifier_grp_entry_info nh_entries[0];
-};
-
-struct nh_notifier_res_bucket_info {
-	u16 bucket_index;
-	unsigned int idle_timer_ms;
-	bool force;
-	struct nh_notifier_single_info old_nh;
-	struct nh_notifier_single_info new_nh;
-};
-
-struct nh_notifier_res_table_info {
-	u16 num_nh_buckets;
-	struct nh_notifier_single_info nhs[0];
-};
-
-struct nh_notifier_info {
-	struct net *net;
-	struct netlink_ext_ack *extack;
-	u32 id;
-	enum nh_notifier_info_type type;
-	union {
-		struct nh_notifier_single_info *nh;
-		struct nh_notifier_grp_info *nh_grp;
-		struct nh_notifier_res_table_info *nh_res_table;
-		struct nh_notifier_res_bucket_info *nh_res_bucket;
-	};
-};
-
-struct nh_dump_filter {
-	u32 nh_id;
-	int dev_idx;
-	int master_idx;
-	bool group_filter;
-	bool fdb_filter;
-	u32 res_bucket_nh_id;
-};
-
-struct rtm_dump_nh_ctx {
-	u32 idx;
-};
-
-struct rtm_dump_res_bucket_ctx {
-	struct rtm_dump_nh_ctx nh;
-	u16 bucket_index;
-	u32 done_nh_idx;
-};
-
-struct rtm_dump_nexthop_bucket_data {
-	struct rtm_dump_res_bucket_ctx *ctx;
-	struct nh_dump_filter filter;
+		__be32 index;
+		struct erspan_md2 md2;
+	} u;
 };
 
 struct xfrm_tunnel {
@@ -52752,8 +53121,6 @@ struct inet_diag_handler {
 	__u16 idiag_info_size;
 };
 
-struct bpf_sk_storage_diag;
-
 struct inet_diag_dump_data {
 	struct nlattr *req_nlas[4];
 	struct bpf_sk_storage_diag *bpf_stg_diag;
@@ -52770,41 +53137,57 @@ struct inet_diag_entry {
 	u32 mark;
 };
 
-enum sk_pacing {
-	SK_PACING_NONE = 0,
-	SK_PACING_NEEDED = 1,
-	SK_PACING_FQ = 2,
+struct tx_work {
+	struct delayed_work work;
+	struct sock *sk;
 };
 
-struct bictcp {
-	u32 cnt;
-	u32 last_max_cwnd;
-	u32 last_cwnd;
-	u32 last_time;
-	u32 bic_origin_point;
-	u32 bic_K;
-	u32 delay_min;
-	u32 epoch_start;
-	u32 ack_cnt;
-	u32 tcp_cwnd;
-	u16 unused;
-	u8 sample_cnt;
-	u8 found;
-	u32 round_start;
-	u32 end_seq;
-	u32 last_ack;
-	u32 curr_rtt;
+struct tls_rec;
+
+struct tls_sw_context_tx {
+	struct crypto_aead *aead_send;
+	struct crypto_wait async_wait;
+	struct tx_work tx_work;
+	struct tls_rec *open_rec;
+	struct list_head tx_list;
+	atomic_t encrypt_pending;
+	u8 async_capable: 1;
+	long unsigned int tx_bitmask;
 };
 
 enum {
-	UDP_BPF_IPV4 = 0,
-	UDP_BPF_IPV6 = 1,
-	UDP_BPF_NUM_PROTS = 2,
+	TCP_BPF_IPV4 = 0,
+	TCP_BPF_IPV6 = 1,
+	TCP_BPF_NUM_PROTS = 2,
 };
+
+enum {
+	TCP_BPF_BASE = 0,
+	TCP_BPF_TX = 1,
+	TCP_BPF_RX = 2,
+	TCP_BPF_TXRX = 3,
+	TCP_BPF_NUM_CFGS = 4,
+};
+
+typedef u64 (*btf_bpf_tcp_send_ack)(struct tcp_sock *, u32);
 
 struct sockaddr_un {
 	__kernel_sa_family_t sun_family;
 	char sun_path[108];
+};
+
+struct unix_edge;
+
+struct scm_fp_list {
+	short int count;
+	short int count_unix;
+	short int max;
+	bool inflight;
+	bool dead;
+	struct list_head vertices;
+	struct unix_edge *edges;
+	struct user_struct *user;
+	struct file *fp[253];
 };
 
 struct unix_sock;
@@ -52868,46 +53251,44 @@ struct unix_skb_parms {
 	u32 consumed;
 };
 
-enum unix_socket_lock_class {
-	U_LOCK_NORMAL = 0,
-	U_LOCK_SECOND = 1,
-	U_LOCK_DIAG = 2,
-	U_LOCK_GC_LISTENER = 3,
+enum unix_vertex_index {
+	UNIX_VERTEX_INDEX_MARK1 = 0,
+	UNIX_VERTEX_INDEX_MARK2 = 1,
+	UNIX_VERTEX_INDEX_START = 2,
 };
 
-struct unix_stream_read_state {
-	int (*recv_actor)(struct sk_buff *, int, int, struct unix_stream_read_state *);
-	struct socket *socket;
-	struct msghdr *msg;
-	struct pipe_inode_info *pipe;
-	size_t size;
-	int flags;
-	unsigned int splice_flags;
+struct net_proto_family {
+	int family;
+	int (*create)(struct net *, struct socket *, int, int);
+	struct module *owner;
 };
 
-struct bpf_unix_iter_state {
-	struct seq_net_private p;
-	unsigned int cur_sk;
-	unsigned int end_sk;
-	unsigned int max_sk;
-	struct sock **batch;
-	bool st_bucket_done;
+struct seg6_pernet_data {
+	struct mutex lock;
+	struct in6_addr *tun_src;
 };
 
-struct bpf_iter__unix {
-	union {
-		struct bpf_iter_meta *meta;
-	};
-	union {
-		struct unix_sock *unix_sk;
-	};
-	uid_t uid;
+struct ioam6_pernet_data {
+	struct mutex lock;
+	struct rhashtable namespaces;
+	struct rhashtable schemas;
 };
 
-struct ac6_iter_state {
-	struct seq_net_private p;
-	struct net_device *dev;
-	struct inet6_dev *idev;
+struct rps_sock_flow_table {
+	u32 mask;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	u32 ents[0];
+};
+
+struct ipv6_params {
+	__s32 disable_ipv6;
+	__s32 autoconf;
 };
 
 struct raw_hashinfo {
@@ -52922,15 +53303,111 @@ struct raw_hashinfo {
 	struct hlist_head ht[256];
 };
 
-struct inet6_protocol {
-	int (*handler)(struct sk_buff *);
-	int (*err_handler)(struct sk_buff *, struct inet6_skb_parm *, u8, u8, int, __be32);
-	unsigned int flags;
+enum flowlabel_reflect {
+	FLOWLABEL_REFLECT_ESTABLISHED = 1,
+	FLOWLABEL_REFLECT_TCP_RESET = 2,
+	FLOWLABEL_REFLECT_ICMPV6_ECHO_REPLIES = 4,
 };
 
-enum rtnl_link_flags {
-	RTNL_FLAG_DOIT_UNLOCKED = 1,
-	RTNL_FLAG_BULK_DEL_SUPPORTED = 2,
+struct ipv6_bpf_stub {
+	int (*inet6_bind)(struct sock *, struct sockaddr *, int, u32);
+	struct sock * (*udp6_lib_lookup)(struct net *, const struct in6_addr *, __be16, const struct in6_addr *, __be16, int, int, struct udp_table *, struct sk_buff *);
+	int (*ipv6_setsockopt)(struct sock *, int, int, sockptr_t, unsigned int);
+	int (*ipv6_getsockopt)(struct sock *, int, int, sockptr_t, sockptr_t);
+	int (*ipv6_dev_get_saddr)(struct net *, const struct net_device *, const struct in6_addr *, unsigned int, struct in6_addr *);
+};
+
+struct in6_rtmsg {
+	struct in6_addr rtmsg_dst;
+	struct in6_addr rtmsg_src;
+	struct in6_addr rtmsg_gateway;
+	__u32 rtmsg_type;
+	__u16 rtmsg_dst_len;
+	__u16 rtmsg_src_len;
+	__u32 rtmsg_metric;
+	long unsigned int rtmsg_info;
+	__u32 rtmsg_flags;
+	int rtmsg_ifindex;
+};
+
+struct inet_protosw {
+	struct list_head list;
+	short unsigned int type;
+	short unsigned int protocol;
+	struct proto *prot;
+	const struct proto_ops *ops;
+	unsigned char flags;
+};
+
+struct hop_jumbo_hdr {
+	u8 nexthdr;
+	u8 hdrlen;
+	u8 tlv_type;
+	u8 tlv_len;
+	__be32 jumbo_payload_len;
+};
+
+struct ip6_fraglist_iter {
+	struct ipv6hdr *tmp_hdr;
+	struct sk_buff *frag;
+	int offset;
+	unsigned int hlen;
+	__be32 frag_id;
+	u8 nexthdr;
+};
+
+struct ip6_frag_state {
+	u8 *prevhdr;
+	unsigned int hlen;
+	unsigned int mtu;
+	unsigned int left;
+	int offset;
+	int ptr;
+	int hroom;
+	int troom;
+	__be32 frag_id;
+	u8 nexthdr;
+};
+
+struct ip6_ra_chain {
+	struct ip6_ra_chain *next;
+	struct sock *sk;
+	int sel;
+	void (*destructor)(struct sock *);
+};
+
+struct ipcm6_cookie {
+	struct sockcm_cookie sockc;
+	__s16 hlimit;
+	__s16 tclass;
+	__u16 gso_size;
+	__s8 dontfrag;
+	struct ipv6_txoptions *opt;
+};
+
+enum {
+	LWTUNNEL_XMIT_DONE = 0,
+	LWTUNNEL_XMIT_CONTINUE = 256,
+};
+
+struct xfrm_offload {
+	struct {
+		__u32 low;
+		__u32 hi;
+	} seq;
+	__u32 flags;
+	__u32 status;
+	__u32 orig_mac_len;
+	__u8 proto;
+	__u8 inner_ipproto;
+};
+
+struct sec_path {
+	int len;
+	int olen;
+	int verified_cnt;
+	struct xfrm_state *xvec[6];
+	struct xfrm_offload ovec[1];
 };
 
 struct ifaddrlblmsg {
@@ -52995,17 +53472,15 @@ struct inet6_ifaddr {
 	struct in6_addr peer_addr;
 };
 
-struct in6_rtmsg {
-	struct in6_addr rtmsg_dst;
-	struct in6_addr rtmsg_src;
-	struct in6_addr rtmsg_gateway;
-	__u32 rtmsg_type;
-	__u16 rtmsg_dst_len;
-	__u16 rtmsg_src_len;
-	__u32 rtmsg_metric;
-	long unsigned int rtmsg_info;
-	__u32 rtmsg_flags;
-	int rtmsg_ifindex;
+struct fib_dump_filter {
+	u32 table_id;
+	bool filter_set;
+	bool dump_routes;
+	bool dump_exceptions;
+	unsigned char protocol;
+	unsigned char rt_type;
+	unsigned int flags;
+	struct net_device *dev;
 };
 
 struct fib6_gc_args {
@@ -53198,13 +53673,10 @@ struct ra_msg {
 	__be32 retrans_timer;
 };
 
-struct inet_protosw {
-	struct list_head list;
-	short unsigned int type;
-	short unsigned int protocol;
-	struct proto *prot;
-	const struct proto_ops *ops;
-	unsigned char flags;
+struct inet6_protocol {
+	int (*handler)(struct sk_buff *);
+	int (*err_handler)(struct sk_buff *, struct inet6_skb_parm *, u8, u8, int, __be32);
+	unsigned int flags;
 };
 
 struct icmp6_filter {
@@ -53224,15 +53696,6 @@ struct static_key_false_deferred {
 	struct static_key_false key;
 };
 
-struct ipcm6_cookie {
-	struct sockcm_cookie sockc;
-	__s16 hlimit;
-	__s16 tclass;
-	__u16 gso_size;
-	__s8 dontfrag;
-	struct ipv6_txoptions *opt;
-};
-
 struct raw_iter_state {
 	struct seq_net_private p;
 	int bucket;
@@ -53242,12 +53705,6 @@ struct raw6_frag_vec {
 	struct msghdr *msg;
 	int hlen;
 	char c[4];
-};
-
-struct group_source_req {
-	__u32 gsr_interface;
-	struct __kernel_sockaddr_storage gsr_group;
-	struct __kernel_sockaddr_storage gsr_source;
 };
 
 struct mld_msg {
@@ -53292,21 +53749,31 @@ struct igmp6_mcf_iter_state {
 	struct ifmcaddr6 *im;
 };
 
-struct seg6_pernet_data {
-	struct mutex lock;
-	struct in6_addr *tun_src;
+struct pingv6_ops {
+	int (*ipv6_recv_error)(struct sock *, struct msghdr *, int, int *);
+	void (*ip6_datagram_recv_common_ctl)(struct sock *, struct msghdr *, struct sk_buff *);
+	void (*ip6_datagram_recv_specific_ctl)(struct sock *, struct msghdr *, struct sk_buff *);
+	int (*icmpv6_err_convert)(u8, u8, int *);
+	void (*ipv6_icmp_error)(struct sock *, struct sk_buff *, int, __be16, u32, u8 *);
+	int (*ipv6_chk_addr)(struct net *, const struct in6_addr *, const struct net_device *, int);
 };
 
-struct ioam6_pernet_data {
-	struct mutex lock;
-	struct rhashtable namespaces;
-	struct rhashtable schemas;
+struct ping_iter_state {
+	struct seq_net_private p;
+	int bucket;
+	sa_family_t family;
 };
 
-struct rt0_hdr {
-	struct ipv6_rt_hdr rt_hdr;
-	__u32 reserved;
-	struct in6_addr addr[0];
+struct pingfakehdr {
+	struct icmphdr icmph;
+	struct msghdr *msg;
+	sa_family_t family;
+	__wsum wcheck;
+};
+
+struct ip6_mtuinfo {
+	struct sockaddr_in6 ip6m_addr;
+	__u32 ip6m_mtu;
 };
 
 struct ipv6_sr_hdr {
@@ -53318,6 +53785,33 @@ struct ipv6_sr_hdr {
 	__u8 flags;
 	__u16 tag;
 	struct in6_addr segments[0];
+};
+
+struct sr6_tlv {
+	__u8 type;
+	__u8 len;
+	__u8 data[0];
+};
+
+enum {
+	SEG6_ATTR_UNSPEC = 0,
+	SEG6_ATTR_DST = 1,
+	SEG6_ATTR_DSTLEN = 2,
+	SEG6_ATTR_HMACKEYID = 3,
+	SEG6_ATTR_SECRET = 4,
+	SEG6_ATTR_SECRETLEN = 5,
+	SEG6_ATTR_ALGID = 6,
+	SEG6_ATTR_HMACINFO = 7,
+	__SEG6_ATTR_MAX = 8,
+};
+
+enum {
+	SEG6_CMD_UNSPEC = 0,
+	SEG6_CMD_SETHMAC = 1,
+	SEG6_CMD_DUMPHMAC = 2,
+	SEG6_CMD_SET_TUNSRC = 3,
+	SEG6_CMD_GET_TUNSRC = 4,
+	__SEG6_CMD_MAX = 5,
 };
 
 struct ipv6_rpl_sr_hdr {
@@ -53334,13 +53828,6 @@ struct ipv6_rpl_sr_hdr {
 		struct in6_addr addr[0];
 		__u8 data[0];
 	} segments;
-};
-
-struct ioam6_hdr {
-	__u8 opt_type;
-	__u8 opt_len;
-	char: 8;
-	__u8 type;
 };
 
 struct ioam6_trace_hdr {
@@ -53381,6 +53868,30 @@ struct ioam6_trace_hdr {
 	__u8 data[0];
 };
 
+enum {
+	IOAM6_ATTR_UNSPEC = 0,
+	IOAM6_ATTR_NS_ID = 1,
+	IOAM6_ATTR_NS_DATA = 2,
+	IOAM6_ATTR_NS_DATA_WIDE = 3,
+	IOAM6_ATTR_SC_ID = 4,
+	IOAM6_ATTR_SC_DATA = 5,
+	IOAM6_ATTR_SC_NONE = 6,
+	IOAM6_ATTR_PAD = 7,
+	__IOAM6_ATTR_MAX = 8,
+};
+
+enum {
+	IOAM6_CMD_UNSPEC = 0,
+	IOAM6_CMD_ADD_NAMESPACE = 1,
+	IOAM6_CMD_DEL_NAMESPACE = 2,
+	IOAM6_CMD_DUMP_NAMESPACES = 3,
+	IOAM6_CMD_ADD_SCHEMA = 4,
+	IOAM6_CMD_DEL_SCHEMA = 5,
+	IOAM6_CMD_DUMP_SCHEMAS = 6,
+	IOAM6_CMD_NS_SET_SCHEMA = 7,
+	__IOAM6_CMD_MAX = 8,
+};
+
 struct ioam6_schema;
 
 struct ioam6_namespace {
@@ -53402,33 +53913,159 @@ struct ioam6_schema {
 	u8 data[0];
 };
 
-struct in6_flowlabel_req {
-	struct in6_addr flr_dst;
-	__be32 flr_label;
-	__u8 flr_action;
-	__u8 flr_share;
-	__u16 flr_flags;
-	__u16 flr_expires;
-	__u16 flr_linger;
-	__u32 __flr_pad;
+enum {
+	IFLA_UNSPEC = 0,
+	IFLA_ADDRESS = 1,
+	IFLA_BROADCAST = 2,
+	IFLA_IFNAME = 3,
+	IFLA_MTU = 4,
+	IFLA_LINK = 5,
+	IFLA_QDISC = 6,
+	IFLA_STATS = 7,
+	IFLA_COST = 8,
+	IFLA_PRIORITY = 9,
+	IFLA_MASTER = 10,
+	IFLA_WIRELESS = 11,
+	IFLA_PROTINFO = 12,
+	IFLA_TXQLEN = 13,
+	IFLA_MAP = 14,
+	IFLA_WEIGHT = 15,
+	IFLA_OPERSTATE = 16,
+	IFLA_LINKMODE = 17,
+	IFLA_LINKINFO = 18,
+	IFLA_NET_NS_PID = 19,
+	IFLA_IFALIAS = 20,
+	IFLA_NUM_VF = 21,
+	IFLA_VFINFO_LIST = 22,
+	IFLA_STATS64 = 23,
+	IFLA_VF_PORTS = 24,
+	IFLA_PORT_SELF = 25,
+	IFLA_AF_SPEC = 26,
+	IFLA_GROUP = 27,
+	IFLA_NET_NS_FD = 28,
+	IFLA_EXT_MASK = 29,
+	IFLA_PROMISCUITY = 30,
+	IFLA_NUM_TX_QUEUES = 31,
+	IFLA_NUM_RX_QUEUES = 32,
+	IFLA_CARRIER = 33,
+	IFLA_PHYS_PORT_ID = 34,
+	IFLA_CARRIER_CHANGES = 35,
+	IFLA_PHYS_SWITCH_ID = 36,
+	IFLA_LINK_NETNSID = 37,
+	IFLA_PHYS_PORT_NAME = 38,
+	IFLA_PROTO_DOWN = 39,
+	IFLA_GSO_MAX_SEGS = 40,
+	IFLA_GSO_MAX_SIZE = 41,
+	IFLA_PAD = 42,
+	IFLA_XDP = 43,
+	IFLA_EVENT = 44,
+	IFLA_NEW_NETNSID = 45,
+	IFLA_IF_NETNSID = 46,
+	IFLA_TARGET_NETNSID = 46,
+	IFLA_CARRIER_UP_COUNT = 47,
+	IFLA_CARRIER_DOWN_COUNT = 48,
+	IFLA_NEW_IFINDEX = 49,
+	IFLA_MIN_MTU = 50,
+	IFLA_MAX_MTU = 51,
+	IFLA_PROP_LIST = 52,
+	IFLA_ALT_IFNAME = 53,
+	IFLA_PERM_ADDRESS = 54,
+	IFLA_PROTO_DOWN_REASON = 55,
+	IFLA_PARENT_DEV_NAME = 56,
+	IFLA_PARENT_DEV_BUS_NAME = 57,
+	IFLA_GRO_MAX_SIZE = 58,
+	IFLA_TSO_MAX_SIZE = 59,
+	IFLA_TSO_MAX_SEGS = 60,
+	IFLA_ALLMULTI = 61,
+	__IFLA_MAX = 62,
 };
 
-struct ip6fl_iter_state {
-	struct seq_net_private p;
-	struct pid_namespace *pid_ns;
-	int bucket;
+enum tunnel_encap_types {
+	TUNNEL_ENCAP_NONE = 0,
+	TUNNEL_ENCAP_FOU = 1,
+	TUNNEL_ENCAP_GUE = 2,
+	TUNNEL_ENCAP_MPLS = 3,
 };
 
-typedef struct sock * (*udp_lookup_t)(const struct sk_buff *, __be16, __be16);
-
-struct snmp_mib {
-	const char *name;
-	int entry;
+struct ip_tunnel_prl {
+	__be32 addr;
+	__u16 flags;
+	__u16 __reserved;
+	__u32 datalen;
+	__u32 __reserved2;
 };
 
-typedef u32 inet6_ehashfn_t(const struct net *, const struct in6_addr *, const u16, const struct in6_addr *, const __be16);
+struct gro_cell;
+
+struct gro_cells {
+	struct gro_cell *cells;
+};
+
+struct ip_tunnel_prl_entry {
+	struct ip_tunnel_prl_entry *next;
+	__be32 addr;
+	u16 flags;
+	struct callback_head callback_head;
+};
+
+struct ip_tunnel {
+	struct ip_tunnel *next;
+	struct hlist_node hash_node;
+	struct net_device *dev;
+	netdevice_tracker dev_tracker;
+	struct net *net;
+	long unsigned int err_time;
+	int err_count;
+	u32 i_seqno;
+	atomic_t o_seqno;
+	int tun_hlen;
+	u32 index;
+	u8 erspan_ver;
+	u8 dir;
+	u16 hwid;
+	struct dst_cache dst_cache;
+	struct ip_tunnel_parm parms;
+	int mlink;
+	int encap_hlen;
+	int hlen;
+	struct ip_tunnel_encap encap;
+	struct ip_tunnel_prl_entry *prl;
+	unsigned int prl_count;
+	unsigned int ip_tnl_net_id;
+	struct gro_cells gro_cells;
+	__u32 fwmark;
+	bool collect_md;
+	bool ignore_df;
+};
+
+struct tnl_ptk_info {
+	__be16 flags;
+	__be16 proto;
+	__be32 key;
+	__be32 seq;
+	int hdr_len;
+};
+
+struct sit_net {
+	struct ip_tunnel *tunnels_r_l[16];
+	struct ip_tunnel *tunnels_r[16];
+	struct ip_tunnel *tunnels_l[16];
+	struct ip_tunnel *tunnels_wc[1];
+	struct ip_tunnel **tunnels[4];
+	struct net_device *fb_tunnel_dev;
+};
+
+enum {
+	IP6_FH_F_FRAG = 1,
+	IP6_FH_F_AUTH = 2,
+	IP6_FH_F_SKIP_RH = 4,
+};
+
+typedef u8 u_int8_t;
 
 typedef s8 int8_t;
+
+typedef s16 int16_t;
 
 enum p9_msg_t {
 	P9_TLERROR = 6,
@@ -53644,7 +54281,7 @@ enum {
 	Opt_trans = 1,
 	Opt_legacy = 2,
 	Opt_version = 3,
-	Opt_err___4 = 4,
+	Opt_err___5 = 4,
 };
 
 typedef __u16 __virtio16;
@@ -53668,6 +54305,17 @@ struct virtio_chan {
 	struct list_head chan_list;
 };
 
+struct pcibios_fwaddrmap {
+	struct list_head list;
+	struct pci_dev *dev;
+	resource_size_t fw_addr[11];
+};
+
+struct pci_check_idx_range {
+	int start;
+	int end;
+};
+
 struct pci_raw_ops {
 	int (*read)(unsigned int, unsigned int, unsigned int, int, int, u32 *);
 	int (*write)(unsigned int, unsigned int, unsigned int, int, int, u32);
@@ -53684,7 +54332,38 @@ struct pci_mmcfg_region {
 	char name[30];
 };
 
-struct irq_info___2 {
+struct acpi_table_mcfg {
+	struct acpi_table_header header;
+	u8 reserved[8];
+};
+
+struct acpi_mcfg_allocation {
+	u64 address;
+	u16 pci_segment;
+	u8 start_bus_number;
+	u8 end_bus_number;
+	u32 reserved;
+};
+
+struct pci_mmcfg_hostbridge_probe {
+	u32 bus;
+	u32 devfn;
+	u32 vendor;
+	u32 device;
+	const char * (*probe)(void);
+};
+
+typedef bool (*check_reserved_t)(u64, u64, enum e820_type);
+
+struct pci_root_info {
+	struct acpi_pci_root_info common;
+	struct pci_sysdata sd;
+	bool mcfg_added;
+	u8 start_bus;
+	u8 end_bus;
+};
+
+struct irq_info {
 	u8 bus;
 	u8 devfn;
 	struct {
@@ -53707,7 +54386,7 @@ struct irq_routing_table {
 	u32 miniport_data;
 	u8 rfu[11];
 	u8 checksum;
-	struct irq_info___2 slots[0];
+	struct irq_info slots[0];
 };
 
 struct irt_routing_table {
@@ -53715,7 +54394,7 @@ struct irt_routing_table {
 	u8 size;
 	u8 used;
 	u16 exclusive_irqs;
-	struct irq_info___2 slots[0];
+	struct irq_info slots[0];
 };
 
 struct irq_router {
@@ -53732,24 +54411,24 @@ struct irq_router_handler {
 	int (*probe)(struct irq_router *, struct pci_dev *, u16);
 };
 
-struct amd_nb_bus_dev_range {
-	u8 bus;
-	u8 dev_base;
-	u8 dev_limit;
-};
-
 struct pci_root_res {
 	struct list_head list;
 	struct resource res;
 };
 
-struct pci_root_info {
+struct pci_root_info___2 {
 	struct list_head list;
 	char name[12];
 	struct list_head resources;
 	struct resource busn;
 	int node;
 	int link;
+};
+
+struct amd_nb_bus_dev_range {
+	u8 bus;
+	u8 dev_base;
+	u8 dev_limit;
 };
 
 struct amd_hostbridge {
@@ -53795,6 +54474,17 @@ struct elf32_phdr {
 };
 
 typedef struct elf32_phdr Elf32_Phdr;
+
+struct elf64_phdr {
+	Elf64_Word p_type;
+	Elf64_Word p_flags;
+	Elf64_Off p_offset;
+	Elf64_Addr p_vaddr;
+	Elf64_Addr p_paddr;
+	Elf64_Xword p_filesz;
+	Elf64_Xword p_memsz;
+	Elf64_Xword p_align;
+};
 
 typedef struct elf64_phdr Elf64_Phdr;
 
@@ -54039,45 +54729,53 @@ struct maple_subtree_state {
 	struct maple_big_node *bn;
 };
 
-struct rb_augment_callbacks {
-	void (*propagate)(struct rb_node *, struct rb_node *);
-	void (*copy)(struct rb_node *, struct rb_node *);
-	void (*rotate)(struct rb_node *, struct rb_node *);
+struct tm {
+	int tm_sec;
+	int tm_min;
+	int tm_hour;
+	int tm_mday;
+	int tm_mon;
+	long int tm_year;
+	int tm_wday;
+	int tm_yday;
 };
 
-struct word_at_a_time {
-	const long unsigned int one_bits;
-	const long unsigned int high_bits;
+enum format_type {
+	FORMAT_TYPE_NONE = 0,
+	FORMAT_TYPE_WIDTH = 1,
+	FORMAT_TYPE_PRECISION = 2,
+	FORMAT_TYPE_CHAR = 3,
+	FORMAT_TYPE_STR = 4,
+	FORMAT_TYPE_PTR = 5,
+	FORMAT_TYPE_PERCENT_CHAR = 6,
+	FORMAT_TYPE_INVALID = 7,
+	FORMAT_TYPE_LONG_LONG = 8,
+	FORMAT_TYPE_ULONG = 9,
+	FORMAT_TYPE_LONG = 10,
+	FORMAT_TYPE_UBYTE = 11,
+	FORMAT_TYPE_BYTE = 12,
+	FORMAT_TYPE_USHORT = 13,
+	FORMAT_TYPE_SHORT = 14,
+	FORMAT_TYPE_UINT = 15,
+	FORMAT_TYPE_INT = 16,
+	FORMAT_TYPE_SIZE_T = 17,
+	FORMAT_TYPE_PTRDIFF = 18,
 };
 
-enum {
-	st_wordstart = 0,
-	st_wordcmp = 1,
-	st_wordskip = 2,
-	st_bufcpy = 3,
+struct printf_spec {
+	unsigned int type: 8;
+	int field_width: 24;
+	unsigned int flags: 8;
+	unsigned int base: 8;
+	int precision: 16;
 };
 
-enum {
-	st_wordstart___2 = 0,
-	st_wordcmp___2 = 1,
-	st_wordskip___2 = 2,
-};
-
-enum mmio_type {
-	MMIO_DECODE_FAILED = 0,
-	MMIO_WRITE = 1,
-	MMIO_WRITE_IMM = 2,
-	MMIO_READ = 3,
-	MMIO_READ_ZERO_EXTEND = 4,
-	MMIO_READ_SIGN_EXTEND = 5,
-	MMIO_MOVS = 6,
-};
-
-enum reg_type {
-	REG_TYPE_RM = 0,
-	REG_TYPE_REG = 1,
-	REG_TYPE_INDEX = 2,
-	REG_TYPE_BASE = 3,
+struct page_flags_fields {
+	int width;
+	int shift;
+	int mask;
+	const struct printf_spec *spec;
+	const char *name;
 };
 
 struct boot_params_to_save {
@@ -54085,13 +54783,19 @@ struct boot_params_to_save {
 	unsigned int len;
 };
 
-enum umh_disable_depth {
-	UMH_ENABLED = 0,
-	UMH_FREEZING = 1,
-	UMH_DISABLED = 2,
+typedef long int (*sys_call_ptr_t)(const struct pt_regs *);
+
+struct timens_offset {
+	s64 sec;
+	u64 nsec;
 };
 
-typedef long int (*sys_call_ptr_t)(const struct pt_regs *);
+struct vm_special_mapping {
+	const char *name;
+	struct page **pages;
+	vm_fault_t (*fault)(const struct vm_special_mapping *, struct vm_area_struct *, struct vm_fault *);
+	int (*mremap)(const struct vm_special_mapping *, struct vm_area_struct *);
+};
 
 struct pvclock_vcpu_time_info {
 	u32 version;
@@ -54110,6 +54814,31 @@ struct pvclock_vsyscall_time_info {
 	long: 64;
 	long: 64;
 	long: 64;
+};
+
+struct arch_vdso_data {};
+
+struct vdso_timestamp {
+	u64 sec;
+	u64 nsec;
+};
+
+struct vdso_data {
+	u32 seq;
+	s32 clock_mode;
+	u64 cycle_last;
+	u64 mask;
+	u32 mult;
+	u32 shift;
+	union {
+		struct vdso_timestamp basetime[12];
+		struct timens_offset offset[12];
+	};
+	s32 tz_minuteswest;
+	s32 tz_dsttime;
+	u32 hrtimer_res;
+	u32 __unused;
+	struct arch_vdso_data arch_data;
 };
 
 struct ms_hyperv_tsc_page {
@@ -54135,14 +54864,6 @@ struct stack_frame {
 	long unsigned int return_address;
 };
 
-struct perf_callchain_entry_ctx {
-	struct perf_callchain_entry *entry;
-	u32 max_stack;
-	u32 nr;
-	short int contexts;
-	bool contexts_maxed;
-};
-
 struct perf_pmu_events_ht_attr {
 	struct device_attribute attr;
 	u64 id;
@@ -54155,12 +54876,6 @@ struct perf_pmu_events_hybrid_attr {
 	u64 id;
 	const char *event_str;
 	u64 pmu_type;
-};
-
-struct cyc2ns_data {
-	u32 cyc2ns_mul;
-	u32 cyc2ns_shift;
-	u64 cyc2ns_offset;
 };
 
 struct sched_state {
@@ -54316,6 +55031,14 @@ struct perf_ibs {
 	unsigned int fetch_ignore_if_zero_rip: 1;
 	struct cpu_perf_ibs *pcpu;
 	u64 (*get_count)(u64);
+};
+
+struct fpu_guest {
+	u64 xfeatures;
+	u64 perm;
+	u64 xfd_err;
+	unsigned int uabi_size;
+	struct fpstate *fpstate;
 };
 
 struct interval_tree_node {
@@ -56200,6 +56923,11 @@ enum cpuid_regs_idx {
 	CPUID_EDX = 3,
 };
 
+struct dev_ext_attribute {
+	struct device_attribute attr;
+	void *var;
+};
+
 enum pt_capabilities {
 	PT_CAP_max_subleaf = 0,
 	PT_CAP_cr3_filtering = 1,
@@ -56219,6 +56947,20 @@ enum pt_capabilities {
 	PT_CAP_mtc_periods = 15,
 	PT_CAP_cycle_thresholds = 16,
 	PT_CAP_psb_periods = 17,
+};
+
+enum perf_addr_filter_action_t {
+	PERF_ADDR_FILTER_ACTION_STOP = 0,
+	PERF_ADDR_FILTER_ACTION_START = 1,
+	PERF_ADDR_FILTER_ACTION_FILTER = 2,
+};
+
+struct perf_addr_filter {
+	struct list_head entry;
+	struct path path;
+	long unsigned int offset;
+	long unsigned int size;
+	enum perf_addr_filter_action_t action;
 };
 
 struct topa_entry {
@@ -56486,69 +57228,9 @@ struct trampoline_header {
 	u32 flags;
 };
 
-struct sigcontext_64 {
-	__u64 r8;
-	__u64 r9;
-	__u64 r10;
-	__u64 r11;
-	__u64 r12;
-	__u64 r13;
-	__u64 r14;
-	__u64 r15;
-	__u64 di;
-	__u64 si;
-	__u64 bp;
-	__u64 bx;
-	__u64 dx;
-	__u64 ax;
-	__u64 cx;
-	__u64 sp;
-	__u64 ip;
-	__u64 flags;
-	__u16 cs;
-	__u16 gs;
-	__u16 fs;
-	__u16 ss;
-	__u64 err;
-	__u64 trapno;
-	__u64 oldmask;
-	__u64 cr2;
-	__u64 fpstate;
-	__u64 reserved1[8];
-};
-
-typedef sigset_t compat_sigset_t;
-
-struct ucontext {
-	long unsigned int uc_flags;
-	struct ucontext *uc_link;
-	stack_t uc_stack;
-	struct sigcontext_64 uc_mcontext;
-	sigset_t uc_sigmask;
-};
-
-struct kernel_vm86_regs {
-	struct pt_regs pt;
-	short unsigned int es;
-	short unsigned int __esh;
-	short unsigned int ds;
-	short unsigned int __dsh;
-	short unsigned int fs;
-	short unsigned int __fsh;
-	short unsigned int gs;
-	short unsigned int __gsh;
-};
-
-struct rt_sigframe {
-	char *pretcode;
-	struct ucontext uc;
-	struct siginfo info;
-};
-
-enum bug_trap_type {
-	BUG_TRAP_TYPE_NONE = 0,
-	BUG_TRAP_TYPE_WARN = 1,
-	BUG_TRAP_TYPE_BUG = 2,
+enum which_selector {
+	FS = 0,
+	GS = 1,
 };
 
 enum kernel_gp_hint {
@@ -56567,25 +57249,68 @@ struct estack_pages {
 	u16 type;
 };
 
-enum efi_secureboot_mode {
-	efi_secureboot_mode_unset = 0,
-	efi_secureboot_mode_unknown = 1,
-	efi_secureboot_mode_disabled = 2,
-	efi_secureboot_mode_enabled = 3,
+struct trace_event_raw_nmi_handler {
+	struct trace_entry ent;
+	void *handler;
+	s64 delta_ns;
+	int handled;
+	char __data[0];
 };
 
-struct vm_unmapped_area_info {
-	long unsigned int flags;
-	long unsigned int length;
-	long unsigned int low_limit;
-	long unsigned int high_limit;
-	long unsigned int align_mask;
-	long unsigned int align_offset;
+struct trace_event_data_offsets_nmi_handler {};
+
+typedef void (*btf_trace_nmi_handler)(void *, void *, s64, int);
+
+struct nmi_desc {
+	raw_spinlock_t lock;
+	nmi_handler_t emerg_handler;
+	struct list_head head;
 };
 
-struct change_member {
-	struct e820_entry *entry;
-	long long unsigned int addr;
+struct nmi_stats {
+	unsigned int normal;
+	unsigned int unknown;
+	unsigned int external;
+	unsigned int swallow;
+};
+
+enum nmi_states {
+	NMI_NOT_RUNNING = 0,
+	NMI_EXECUTING = 1,
+	NMI_LATCHED = 2,
+};
+
+struct x86_apic_ops {
+	unsigned int (*io_apic_read)(unsigned int, unsigned int);
+	void (*restore)(void);
+};
+
+struct dma_map_ops {
+	unsigned int flags;
+	void * (*alloc)(struct device *, size_t, dma_addr_t *, gfp_t, long unsigned int);
+	void (*free)(struct device *, size_t, void *, dma_addr_t, long unsigned int);
+	struct page * (*alloc_pages)(struct device *, size_t, dma_addr_t *, enum dma_data_direction, gfp_t);
+	void (*free_pages)(struct device *, size_t, struct page *, dma_addr_t, enum dma_data_direction);
+	struct sg_table * (*alloc_noncontiguous)(struct device *, size_t, enum dma_data_direction, gfp_t, long unsigned int);
+	void (*free_noncontiguous)(struct device *, size_t, struct sg_table *, enum dma_data_direction);
+	int (*mmap)(struct device *, struct vm_area_struct *, void *, dma_addr_t, size_t, long unsigned int);
+	int (*get_sgtable)(struct device *, struct sg_table *, void *, dma_addr_t, size_t, long unsigned int);
+	dma_addr_t (*map_page)(struct device *, struct page *, long unsigned int, size_t, enum dma_data_direction, long unsigned int);
+	void (*unmap_page)(struct device *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
+	int (*map_sg)(struct device *, struct scatterlist *, int, enum dma_data_direction, long unsigned int);
+	void (*unmap_sg)(struct device *, struct scatterlist *, int, enum dma_data_direction, long unsigned int);
+	dma_addr_t (*map_resource)(struct device *, phys_addr_t, size_t, enum dma_data_direction, long unsigned int);
+	void (*unmap_resource)(struct device *, dma_addr_t, size_t, enum dma_data_direction, long unsigned int);
+	void (*sync_single_for_cpu)(struct device *, dma_addr_t, size_t, enum dma_data_direction);
+	void (*sync_single_for_device)(struct device *, dma_addr_t, size_t, enum dma_data_direction);
+	void (*sync_sg_for_cpu)(struct device *, struct scatterlist *, int, enum dma_data_direction);
+	void (*sync_sg_for_device)(struct device *, struct scatterlist *, int, enum dma_data_direction);
+	void (*cache_sync)(struct device *, void *, size_t, enum dma_data_direction);
+	int (*dma_supported)(struct device *, u64);
+	u64 (*get_required_mask)(struct device *);
+	size_t (*max_mapping_size)(struct device *);
+	size_t (*opt_mapping_size)(void);
+	long unsigned int (*get_merge_boundary)(struct device *);
 };
 
 enum {
@@ -56595,10 +57320,6 @@ enum {
 	VT8237_FORCE_HPET_RESUME = 3,
 	NVIDIA_FORCE_HPET_RESUME = 4,
 	ATI_FORCE_HPET_RESUME = 5,
-};
-
-struct tlb_state_shared {
-	bool is_lazy;
 };
 
 struct smp_alt_module {
@@ -56632,32 +57353,16 @@ struct bp_patching_desc {
 	atomic_t refs;
 };
 
-typedef unsigned int u_int;
-
-struct system_counterval_t {
-	u64 cycles;
-	struct clocksource *cs;
+struct muldiv {
+	u32 multiplier;
+	u32 divider;
 };
 
-struct cyc2ns {
-	struct cyc2ns_data data[2];
-	seqcount_latch_t seq;
-};
-
-union text_poke_insn {
-	u8 text[5];
-	struct {
-		u8 opcode;
-		s32 disp;
-	} __attribute__((packed));
-};
-
-enum insn_type {
-	CALL = 0,
-	NOP = 1,
-	JMP = 2,
-	RET = 3,
-	JCC = 4,
+struct freq_desc {
+	bool use_msr_plat;
+	struct muldiv muldiv[16];
+	u32 freqs[16];
+	u32 mask;
 };
 
 struct user_desc {
@@ -56673,6 +57378,16 @@ struct user_desc {
 	unsigned int lm: 1;
 };
 
+struct inactive_task_frame {
+	long unsigned int r15;
+	long unsigned int r14;
+	long unsigned int r13;
+	long unsigned int r12;
+	long unsigned int bx;
+	long unsigned int bp;
+	long unsigned int ret_addr;
+};
+
 struct fork_frame {
 	struct inactive_task_frame frame;
 	struct pt_regs regs;
@@ -56685,79 +57400,15 @@ struct ssb_state {
 	long unsigned int local_state;
 };
 
-struct _fpx_sw_bytes {
-	__u32 magic1;
-	__u32 extended_size;
-	__u64 xfeatures;
-	__u32 xstate_size;
-	__u32 padding[7];
+enum xstate_copy_mode {
+	XSTATE_COPY_FP = 0,
+	XSTATE_COPY_FX = 1,
+	XSTATE_COPY_XSAVE = 2,
 };
 
-struct _fpreg {
-	__u16 significand[4];
-	__u16 exponent;
-};
-
-struct _fpxreg {
-	__u16 significand[4];
-	__u16 exponent;
-	__u16 padding[3];
-};
-
-struct _xmmreg {
-	__u32 element[4];
-};
-
-struct _fpstate_32 {
-	__u32 cw;
-	__u32 sw;
-	__u32 tag;
-	__u32 ipoff;
-	__u32 cssel;
-	__u32 dataoff;
-	__u32 datasel;
-	struct _fpreg _st[8];
-	__u16 status;
-	__u16 magic;
-	__u32 _fxsr_env[6];
-	__u32 mxcsr;
-	__u32 reserved;
-	struct _fpxreg _fxsr_st[8];
-	struct _xmmreg _xmm[8];
-	union {
-		__u32 padding1[44];
-		__u32 padding[44];
-	};
-	union {
-		__u32 padding2[12];
-		struct _fpx_sw_bytes sw_reserved;
-	};
-};
-
-struct user_i387_ia32_struct {
-	u32 cwd;
-	u32 swd;
-	u32 twd;
-	u32 fip;
-	u32 fcs;
-	u32 foo;
-	u32 fos;
-	u32 st_space[20];
-};
-
-enum x86_regset {
-	REGSET_GENERAL = 0,
-	REGSET_FP = 1,
-	REGSET_XFP = 2,
-	REGSET_IOPERM64 = 2,
-	REGSET_XSTATE = 3,
-	REGSET_TLS = 4,
-	REGSET_IOPERM32 = 5,
-};
-
-struct pt_regs_offset {
-	const char *name;
-	int offset;
+struct pkru_state {
+	u32 pkru;
+	u32 pad;
 };
 
 struct stack_frame_user {
@@ -56777,6 +57428,21 @@ enum {
 	DESC_TSS = 9,
 	DESC_LDT = 2,
 	DESCTYPE_S = 16,
+};
+
+struct ldttss_desc {
+	u16 limit0;
+	u16 base0;
+	u16 base1: 8;
+	u16 type: 5;
+	u16 dpl: 2;
+	u16 p: 1;
+	u16 limit1: 4;
+	u16 zero0: 3;
+	u16 g: 1;
+	u16 base2: 8;
+	u32 base3;
+	u32 zero1;
 };
 
 typedef struct ldttss_desc ldt_desc;
@@ -56813,143 +57479,94 @@ struct cpuid_dep {
 	unsigned int depends;
 };
 
-enum vmx_feature_leafs {
-	MISC_FEATURES = 0,
-	PRIMARY_CTLS = 1,
-	SECONDARY_CTLS = 2,
-	TERTIARY_CTLS_LOW = 3,
-	TERTIARY_CTLS_HIGH = 4,
-	NR_VMX_FEATURE_WORDS = 5,
+struct cpuid_regs {
+	u32 eax;
+	u32 ebx;
+	u32 ecx;
+	u32 edx;
 };
 
-struct cpu_signature {
-	unsigned int sig;
-	unsigned int pf;
-	unsigned int rev;
+enum pconfig_target {
+	INVALID_TARGET = 0,
+	MKTME_TARGET = 1,
+	PCONFIG_TARGET_NR = 2,
 };
 
-struct ucode_cpu_info {
-	struct cpu_signature cpu_sig;
-	int valid;
-	void *mc;
+enum {
+	PCONFIG_CPUID_SUBLEAF_INVALID = 0,
+	PCONFIG_CPUID_SUBLEAF_TARGETID = 1,
 };
 
-struct _tlb_table {
-	unsigned char descriptor;
-	char tlb_type;
-	unsigned int entries;
-	char info[128];
+enum tsx_ctrl_states {
+	TSX_CTRL_ENABLE = 0,
+	TSX_CTRL_DISABLE = 1,
+	TSX_CTRL_RTM_ALWAYS_ABORT = 2,
+	TSX_CTRL_NOT_SUPPORTED = 3,
 };
 
-enum split_lock_detect_state {
-	sld_off = 0,
-	sld_warn = 1,
-	sld_fatal = 2,
-	sld_ratelimit = 3,
-};
-
-struct sku_microcode {
-	u8 model;
-	u8 stepping;
-	u32 microcode;
-};
-
-struct cstate_entry {
+union zen_patch_rev {
 	struct {
-		unsigned int eax;
-		unsigned int ecx;
-	} states[8];
+		__u32 rev: 8;
+		__u32 stepping: 4;
+		__u32 model: 4;
+		__u32 __reserved: 4;
+		__u32 ext_model: 4;
+		__u32 ext_fam: 8;
+	};
+	__u32 ucode_rev;
 };
 
-enum reboot_mode {
-	REBOOT_UNDEFINED = -1,
-	REBOOT_COLD = 0,
-	REBOOT_WARM = 1,
-	REBOOT_HARD = 2,
-	REBOOT_SOFT = 3,
-	REBOOT_GPIO = 4,
+struct acpi_table_boot {
+	struct acpi_table_header header;
+	u8 cmos_index;
+	u8 reserved[3];
 };
 
-enum reboot_type {
-	BOOT_TRIPLE = 116,
-	BOOT_KBD = 107,
-	BOOT_BIOS = 98,
-	BOOT_ACPI = 97,
-	BOOT_EFI = 101,
-	BOOT_CF9_FORCE = 112,
-	BOOT_CF9_SAFE = 113,
+struct acpi_table_hpet {
+	struct acpi_table_header header;
+	u32 id;
+	struct acpi_generic_address address;
+	u8 sequence;
+	u16 minimum_tick;
+	u8 flags;
+} __attribute__((packed));
+
+struct acpi_table_madt {
+	struct acpi_table_header header;
+	u32 address;
+	u32 flags;
 };
 
-struct ghcb_save_area {
-	u8 reserved_1[203];
-	u8 cpl;
-	u8 reserved_2[116];
-	u64 xss;
-	u8 reserved_3[24];
-	u64 dr7;
-	u8 reserved_4[16];
-	u64 rip;
-	u8 reserved_5[88];
-	u64 rsp;
-	u8 reserved_6[24];
-	u64 rax;
-	u8 reserved_7[264];
-	u64 rcx;
-	u64 rdx;
-	u64 rbx;
-	u8 reserved_8[8];
-	u64 rbp;
-	u64 rsi;
-	u64 rdi;
-	u64 r8;
-	u64 r9;
-	u64 r10;
-	u64 r11;
-	u64 r12;
-	u64 r13;
-	u64 r14;
-	u64 r15;
-	u8 reserved_9[16];
-	u64 sw_exit_code;
-	u64 sw_exit_info_1;
-	u64 sw_exit_info_2;
-	u64 sw_scratch;
-	u8 reserved_10[56];
-	u64 xcr0;
-	u8 valid_bitmap[16];
-	u64 x87_state_gpa;
+struct acpi_madt_multiproc_wakeup {
+	struct acpi_subtable_header header;
+	u16 mailbox_version;
+	u32 reserved;
+	u64 base_address;
 };
 
-struct ghcb {
-	struct ghcb_save_area save;
-	u8 reserved_save[1016];
-	u8 shared_buffer[2032];
-	u8 reserved_1[10];
-	u16 protocol_version;
-	u32 ghcb_usage;
+struct acpi_madt_multiproc_wakeup_mailbox {
+	u16 command;
+	u16 reserved;
+	u32 apic_id;
+	u64 wakeup_vector;
+	u8 reserved_os[2032];
+	u8 reserved_firmware[2048];
 };
 
-struct machine_ops {
-	void (*restart)(char *);
-	void (*halt)(void);
-	void (*power_off)(void);
-	void (*shutdown)(void);
-	void (*crash_shutdown)(struct pt_regs *);
-	void (*emergency_restart)(void);
+typedef int (*wakeup_cpu_handler)(int, long unsigned int);
+
+struct intel_early_ops {
+	resource_size_t (*stolen_size)(int, int, int);
+	resource_size_t (*stolen_base)(int, int, int, resource_size_t);
 };
 
-typedef void cpu_emergency_virt_cb(void);
-
-typedef void (*nmi_shootdown_cb)(int, struct pt_regs *);
-
-enum intercept_words {
-	INTERCEPT_CR = 0,
-	INTERCEPT_DR = 1,
-	INTERCEPT_EXCEPTION = 2,
-	INTERCEPT_WORD3 = 3,
-	INTERCEPT_WORD4 = 4,
-	INTERCEPT_WORD5 = 5,
-	MAX_INTERCEPT = 6,
+struct chipset {
+	u32 vendor;
+	u32 device;
+	u32 class;
+	u32 class_mask;
+	u32 flags;
+	void (*f)(int, int, int);
 };
 
 struct tsc_adjust {
@@ -57115,87 +57732,88 @@ struct amd_northbridge_info {
 	struct amd_northbridge *nb;
 };
 
-struct pci_hostbridge_probe {
-	u32 bus;
-	u32 slot;
-	u32 vendor;
-	u32 device;
+struct sched_domain_attr {
+	int relax_domain_level;
 };
 
-enum kcore_type {
-	KCORE_TEXT = 0,
-	KCORE_VMALLOC = 1,
-	KCORE_RAM = 2,
-	KCORE_VMEMMAP = 3,
-	KCORE_USER = 4,
-};
-
-struct kcore_list {
-	struct list_head list;
-	long unsigned int addr;
-	size_t size;
-	int type;
-};
-
-struct x86_mapping_info {
-	void * (*alloc_pgt_page)(void *);
-	void *context;
-	long unsigned int page_flag;
-	long unsigned int offset;
-	bool direct_gbpages;
-	long unsigned int kernpg_flag;
-};
-
-enum {
-	IORES_MAP_SYSTEM_RAM = 1,
-	IORES_MAP_ENCRYPTED = 2,
-};
-
-struct ioremap_desc {
-	unsigned int flags;
-};
-
-struct flush_tlb_info {
-	struct mm_struct *mm;
+struct map_range {
 	long unsigned int start;
 	long unsigned int end;
-	u64 new_tlb_gen;
-	unsigned int initiating_cpu;
-	u8 stride_shift;
-	u8 freed_tables;
-	u8 trim_cpumask;
+	unsigned int page_size_mask;
 };
 
-typedef struct {
-	u64 val;
-} pfn_t;
-
-struct memtype {
-	u64 start;
-	u64 end;
-	u64 subtree_max_end;
-	enum page_cache_mode type;
-	struct rb_node rb;
+enum x86_pf_error_code {
+	X86_PF_PROT = 1,
+	X86_PF_WRITE = 2,
+	X86_PF_USER = 4,
+	X86_PF_RSVD = 8,
+	X86_PF_INSTR = 16,
+	X86_PF_PK = 32,
+	X86_PF_SGX = 32768,
 };
 
-enum {
-	PAT_UC = 0,
-	PAT_WC = 1,
-	PAT_WT = 4,
-	PAT_WP = 5,
-	PAT_WB = 6,
-	PAT_UC_MINUS = 7,
+struct trace_event_raw_x86_exceptions {
+	struct trace_entry ent;
+	long unsigned int address;
+	long unsigned int ip;
+	long unsigned int error_code;
+	char __data[0];
 };
 
-struct pagerange_state {
-	long unsigned int cur_pfn;
-	int ram;
-	int not_ram;
+struct trace_event_data_offsets_x86_exceptions {};
+
+typedef void (*btf_trace_page_fault_user)(void *, long unsigned int, struct pt_regs *, long unsigned int);
+
+typedef void (*btf_trace_page_fault_kernel)(void *, long unsigned int, struct pt_regs *, long unsigned int);
+
+struct exception_stacks {
+	char DF_stack_guard[0];
+	char DF_stack[8192];
+	char NMI_stack_guard[0];
+	char NMI_stack[8192];
+	char DB_stack_guard[0];
+	char DB_stack[8192];
+	char MCE_stack_guard[0];
+	char MCE_stack[8192];
+	char VC_stack_guard[0];
+	char VC_stack[0];
+	char VC2_stack_guard[0];
+	char VC2_stack[0];
+	char IST_top_guard[0];
 };
 
-enum bpf_jit_poke_reason {
-	BPF_POKE_REASON_TAIL_CALL = 0,
+struct cpa_data {
+	long unsigned int *vaddr;
+	pgd_t *pgd;
+	pgprot_t mask_set;
+	pgprot_t mask_clr;
+	long unsigned int numpages;
+	long unsigned int curpage;
+	long unsigned int pfn;
+	unsigned int flags;
+	unsigned int force_split: 1;
+	unsigned int force_static_prot: 1;
+	unsigned int force_flush_all: 1;
+	struct page **pages;
 };
+
+enum cpa_warn {
+	CPA_CONFLICT = 0,
+	CPA_PROTECT = 1,
+	CPA_DETECT = 2,
+};
+
+struct bpf_tramp_run_ctx;
+
+typedef u64 (*bpf_trampoline_enter_t)(struct bpf_prog *, struct bpf_tramp_run_ctx *);
+
+struct bpf_tramp_run_ctx {
+	struct bpf_run_ctx run_ctx;
+	u64 bpf_cookie;
+	struct bpf_run_ctx *saved_run_ctx;
+};
+
+typedef void (*bpf_trampoline_exit_t)(struct bpf_prog *, u64, struct bpf_tramp_run_ctx *);
 
 struct jit_context {
 	int cleanup_addr;
@@ -57212,255 +57830,546 @@ struct x64_jit_data {
 	struct jit_context ctx;
 };
 
-struct taint_flag {
-	char c_true;
-	char c_false;
-	bool module;
-};
-
-enum kmsg_dump_reason {
-	KMSG_DUMP_UNDEF = 0,
-	KMSG_DUMP_PANIC = 1,
-	KMSG_DUMP_OOPS = 2,
-	KMSG_DUMP_EMERG = 3,
-	KMSG_DUMP_SHUTDOWN = 4,
-	KMSG_DUMP_MAX = 5,
-};
-
-enum con_flush_mode {
-	CONSOLE_FLUSH_PENDING = 0,
-	CONSOLE_REPLAY_ALL = 1,
-};
-
-enum error_detector {
-	ERROR_DETECTOR_KFENCE = 0,
-	ERROR_DETECTOR_KASAN = 1,
-	ERROR_DETECTOR_WARN = 2,
-};
-
-struct warn_args {
-	const char *fmt;
-	va_list args;
-};
-
-struct rusage {
-	struct __kernel_old_timeval ru_utime;
-	struct __kernel_old_timeval ru_stime;
-	__kernel_long_t ru_maxrss;
-	__kernel_long_t ru_ixrss;
-	__kernel_long_t ru_idrss;
-	__kernel_long_t ru_isrss;
-	__kernel_long_t ru_minflt;
-	__kernel_long_t ru_majflt;
-	__kernel_long_t ru_nswap;
-	__kernel_long_t ru_inblock;
-	__kernel_long_t ru_oublock;
-	__kernel_long_t ru_msgsnd;
-	__kernel_long_t ru_msgrcv;
-	__kernel_long_t ru_nsignals;
-	__kernel_long_t ru_nvcsw;
-	__kernel_long_t ru_nivcsw;
-};
-
-struct waitid_info {
-	pid_t pid;
-	uid_t uid;
-	int status;
-	int cause;
-};
-
-struct wait_opts {
-	enum pid_type wo_type;
-	int wo_flags;
-	struct pid *wo_pid;
-	struct waitid_info *wo_info;
-	int wo_stat;
-	struct rusage *wo_rusage;
-	wait_queue_entry_t child_wait;
-	int notask_error;
-};
-
-struct resource_constraint {
-	resource_size_t min;
-	resource_size_t max;
-	resource_size_t align;
-	resource_size_t (*alignf)(void *, const struct resource *, resource_size_t, resource_size_t);
-	void *alignf_data;
-};
-
-enum {
-	MAX_IORES_LEVEL = 5,
-};
-
-struct region_devres {
-	struct resource *parent;
-	resource_size_t start;
-	resource_size_t n;
-};
-
-struct __user_cap_header_struct {
-	__u32 version;
-	int pid;
-};
-
-typedef struct __user_cap_header_struct *cap_user_header_t;
-
-struct __user_cap_data_struct {
-	__u32 effective;
-	__u32 permitted;
-	__u32 inheritable;
-};
-
-typedef struct __user_cap_data_struct *cap_user_data_t;
-
-struct ptrace_peeksiginfo_args {
-	__u64 off;
-	__u32 flags;
-	__s32 nr;
-};
-
-struct ptrace_syscall_info {
-	__u8 op;
-	__u8 pad[3];
-	__u32 arch;
-	__u64 instruction_pointer;
-	__u64 stack_pointer;
-	union {
-		struct {
-			__u64 nr;
-			__u64 args[6];
-		} entry;
-		struct {
-			__s64 rval;
-			__u8 is_error;
-		} exit;
-		struct {
-			__u64 nr;
-			__u64 args[6];
-			__u32 ret_data;
-		} seccomp;
-	};
-};
-
-enum {
-	PER_LINUX = 0,
-	PER_LINUX_32BIT = 8388608,
-	PER_LINUX_FDPIC = 524288,
-	PER_SVR4 = 68157441,
-	PER_SVR3 = 83886082,
-	PER_SCOSVR3 = 117440515,
-	PER_OSR5 = 100663299,
-	PER_WYSEV386 = 83886084,
-	PER_ISCR4 = 67108869,
-	PER_BSD = 6,
-	PER_SUNOS = 67108870,
-	PER_XENIX = 83886087,
-	PER_LINUX32 = 8,
-	PER_LINUX32_3GB = 134217736,
-	PER_IRIX32 = 67108873,
-	PER_IRIXN32 = 67108874,
-	PER_IRIX64 = 67108875,
-	PER_RISCOS = 12,
-	PER_SOLARIS = 67108877,
-	PER_UW7 = 68157454,
-	PER_OSF4 = 15,
-	PER_HPUX = 16,
-	PER_MASK = 255,
-};
-
-struct rlimit64 {
-	__u64 rlim_cur;
-	__u64 rlim_max;
-};
-
-struct oldold_utsname {
-	char sysname[9];
-	char nodename[9];
-	char release[9];
-	char version[9];
-	char machine[9];
-};
-
-struct old_utsname {
-	char sysname[65];
-	char nodename[65];
-	char release[65];
-	char version[65];
-	char machine[65];
-};
-
-enum uts_proc {
-	UTS_PROC_ARCH = 0,
-	UTS_PROC_OSTYPE = 1,
-	UTS_PROC_OSRELEASE = 2,
-	UTS_PROC_VERSION = 3,
-	UTS_PROC_HOSTNAME = 4,
-	UTS_PROC_DOMAINNAME = 5,
-};
-
-struct prctl_mm_map {
-	__u64 start_code;
-	__u64 end_code;
-	__u64 start_data;
-	__u64 end_data;
-	__u64 start_brk;
-	__u64 brk;
-	__u64 start_stack;
-	__u64 arg_start;
-	__u64 arg_end;
-	__u64 env_start;
-	__u64 env_end;
-	__u64 *auxv;
-	__u32 auxv_size;
-	__u32 exe_fd;
-};
-
-struct tms {
-	__kernel_clock_t tms_utime;
-	__kernel_clock_t tms_stime;
-	__kernel_clock_t tms_cutime;
-	__kernel_clock_t tms_cstime;
-};
-
-struct getcpu_cache {
-	long unsigned int blob[16];
-};
-
-struct param_attribute {
-	struct module_attribute mattr;
-	const struct kernel_param *param;
-};
-
-struct module_param_attrs {
-	unsigned int num;
-	struct attribute_group grp;
-	struct param_attribute attrs[0];
-};
-
-struct kmalloced_param {
-	struct list_head list;
-	char val[0];
-};
-
-struct sys_off_handler {
-	struct notifier_block nb;
-	int (*sys_off_cb)(struct sys_off_data *);
-	void *cb_data;
-	enum sys_off_mode mode;
-	bool blocking;
-	void *list;
-};
-
-struct smpboot_thread_data {
+struct trace_event_raw_cpuhp_enter {
+	struct trace_entry ent;
 	unsigned int cpu;
-	unsigned int status;
-	struct smp_hotplug_thread *ht;
+	int target;
+	int idx;
+	void *fun;
+	char __data[0];
+};
+
+struct trace_event_raw_cpuhp_multi_enter {
+	struct trace_entry ent;
+	unsigned int cpu;
+	int target;
+	int idx;
+	void *fun;
+	char __data[0];
+};
+
+struct trace_event_raw_cpuhp_exit {
+	struct trace_entry ent;
+	unsigned int cpu;
+	int state;
+	int idx;
+	int ret;
+	char __data[0];
+};
+
+struct trace_event_data_offsets_cpuhp_enter {};
+
+struct trace_event_data_offsets_cpuhp_multi_enter {};
+
+struct trace_event_data_offsets_cpuhp_exit {};
+
+typedef void (*btf_trace_cpuhp_enter)(void *, unsigned int, int, int, int (*)(unsigned int));
+
+typedef void (*btf_trace_cpuhp_multi_enter)(void *, unsigned int, int, int, int (*)(unsigned int, struct hlist_node *), struct hlist_node *);
+
+typedef void (*btf_trace_cpuhp_exit)(void *, unsigned int, int, int, int);
+
+struct cpuhp_cpu_state {
+	enum cpuhp_state state;
+	enum cpuhp_state target;
+	enum cpuhp_state fail;
+	struct task_struct *thread;
+	bool should_run;
+	bool rollback;
+	bool single;
+	bool bringup;
+	struct hlist_node *node;
+	struct hlist_node *last;
+	enum cpuhp_state cb_state;
+	int result;
+	struct completion done_up;
+	struct completion done_down;
+};
+
+struct cpuhp_step {
+	const char *name;
+	union {
+		int (*single)(unsigned int);
+		int (*multi)(unsigned int, struct hlist_node *);
+	} startup;
+	union {
+		int (*single)(unsigned int);
+		int (*multi)(unsigned int, struct hlist_node *);
+	} teardown;
+	struct hlist_head list;
+	bool cant_stop;
+	bool multi_instance;
+};
+
+struct cpu_down_work {
+	unsigned int cpu;
+	enum cpuhp_state target;
+};
+
+enum cpu_mitigations {
+	CPU_MITIGATIONS_OFF = 0,
+	CPU_MITIGATIONS_AUTO = 1,
+	CPU_MITIGATIONS_AUTO_NOSMT = 2,
+};
+
+struct tasklet_struct {
+	struct tasklet_struct *next;
+	long unsigned int state;
+	atomic_t count;
+	bool use_callback;
+	union {
+		void (*func)(long unsigned int);
+		void (*callback)(struct tasklet_struct *);
+	};
+	long unsigned int data;
 };
 
 enum {
-	HP_THREAD_NONE = 0,
-	HP_THREAD_ACTIVE = 1,
-	HP_THREAD_PARKED = 2,
+	TASKLET_STATE_SCHED = 0,
+	TASKLET_STATE_RUN = 1,
+};
+
+struct trace_event_raw_irq_handler_entry {
+	struct trace_entry ent;
+	int irq;
+	u32 __data_loc_name;
+	char __data[0];
+};
+
+struct trace_event_raw_irq_handler_exit {
+	struct trace_entry ent;
+	int irq;
+	int ret;
+	char __data[0];
+};
+
+struct trace_event_raw_softirq {
+	struct trace_entry ent;
+	unsigned int vec;
+	char __data[0];
+};
+
+struct trace_event_raw_tasklet {
+	struct trace_entry ent;
+	void *tasklet;
+	void *func;
+	char __data[0];
+};
+
+struct trace_event_data_offsets_irq_handler_entry {
+	u32 name;
+};
+
+struct trace_event_data_offsets_irq_handler_exit {};
+
+struct trace_event_data_offsets_softirq {};
+
+struct trace_event_data_offsets_tasklet {};
+
+typedef void (*btf_trace_irq_handler_entry)(void *, int, struct irqaction *);
+
+typedef void (*btf_trace_irq_handler_exit)(void *, int, struct irqaction *, int);
+
+typedef void (*btf_trace_softirq_entry)(void *, unsigned int);
+
+typedef void (*btf_trace_softirq_exit)(void *, unsigned int);
+
+typedef void (*btf_trace_softirq_raise)(void *, unsigned int);
+
+typedef void (*btf_trace_tasklet_entry)(void *, struct tasklet_struct *, void *);
+
+typedef void (*btf_trace_tasklet_exit)(void *, struct tasklet_struct *, void *);
+
+struct tasklet_head {
+	struct tasklet_struct *head;
+	struct tasklet_struct **tail;
+};
+
+enum sysctl_writes_mode {
+	SYSCTL_WRITES_LEGACY = -1,
+	SYSCTL_WRITES_WARN = 0,
+	SYSCTL_WRITES_STRICT = 1,
+};
+
+struct do_proc_dointvec_minmax_conv_param {
+	int *min;
+	int *max;
+};
+
+struct do_proc_douintvec_minmax_conv_param {
+	unsigned int *min;
+	unsigned int *max;
+};
+
+typedef long unsigned int old_sigset_t;
+
+enum {
+	TRACE_SIGNAL_DELIVERED = 0,
+	TRACE_SIGNAL_IGNORED = 1,
+	TRACE_SIGNAL_ALREADY_PENDING = 2,
+	TRACE_SIGNAL_OVERFLOW_FAIL = 3,
+	TRACE_SIGNAL_LOSE_INFO = 4,
+};
+
+struct trace_event_raw_signal_generate {
+	struct trace_entry ent;
+	int sig;
+	int errno;
+	int code;
+	char comm[16];
+	pid_t pid;
+	int group;
+	int result;
+	char __data[0];
+};
+
+struct trace_event_raw_signal_deliver {
+	struct trace_entry ent;
+	int sig;
+	int errno;
+	int code;
+	long unsigned int sa_handler;
+	long unsigned int sa_flags;
+	char __data[0];
+};
+
+struct trace_event_data_offsets_signal_generate {};
+
+struct trace_event_data_offsets_signal_deliver {};
+
+typedef void (*btf_trace_signal_generate)(void *, int, struct kernel_siginfo *, struct task_struct *, int, int);
+
+typedef void (*btf_trace_signal_deliver)(void *, int, struct kernel_siginfo *, struct k_sigaction *);
+
+enum sig_handler {
+	HANDLER_CURRENT = 0,
+	HANDLER_SIG_DFL = 1,
+	HANDLER_EXIT = 2,
+};
+
+struct wq_flusher;
+
+struct worker;
+
+struct workqueue_attrs;
+
+struct pool_workqueue;
+
+struct wq_device;
+
+struct workqueue_struct {
+	struct list_head pwqs;
+	struct list_head list;
+	struct mutex mutex;
+	int work_color;
+	int flush_color;
+	atomic_t nr_pwqs_to_flush;
+	struct wq_flusher *first_flusher;
+	struct list_head flusher_queue;
+	struct list_head flusher_overflow;
+	struct list_head maydays;
+	struct worker *rescuer;
+	int nr_drainers;
+	int saved_max_active;
+	struct workqueue_attrs *unbound_attrs;
+	struct pool_workqueue *dfl_pwq;
+	struct wq_device *wq_dev;
+	char name[24];
+	struct callback_head rcu;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	unsigned int flags;
+	struct pool_workqueue *cpu_pwqs;
+	struct pool_workqueue *numa_pwq_tbl[0];
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct workqueue_attrs {
+	int nice;
+	cpumask_var_t cpumask;
+	bool no_numa;
+};
+
+struct execute_work {
+	struct work_struct work;
+};
+
+struct worker_pool;
+
+struct worker {
+	union {
+		struct list_head entry;
+		struct hlist_node hentry;
+	};
+	struct work_struct *current_work;
+	work_func_t current_func;
+	struct pool_workqueue *current_pwq;
+	unsigned int current_color;
+	struct list_head scheduled;
+	struct task_struct *task;
+	struct worker_pool *pool;
+	struct list_head node;
+	long unsigned int last_active;
+	unsigned int flags;
+	int id;
+	int sleeping;
+	char desc[24];
+	struct workqueue_struct *rescue_wq;
+	work_func_t last_func;
+};
+
+struct pool_workqueue {
+	struct worker_pool *pool;
+	struct workqueue_struct *wq;
+	int work_color;
+	int flush_color;
+	int refcnt;
+	int nr_in_flight[16];
+	int nr_active;
+	int max_active;
+	struct list_head inactive_works;
+	struct list_head pwqs_node;
+	struct list_head mayday_node;
+	struct work_struct unbound_release_work;
+	struct callback_head rcu;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct worker_pool {
+	raw_spinlock_t lock;
+	int cpu;
+	int node;
+	int id;
+	unsigned int flags;
+	long unsigned int watchdog_ts;
+	int nr_running;
+	struct list_head worklist;
+	int nr_workers;
+	int nr_idle;
+	struct list_head idle_list;
+	struct timer_list idle_timer;
+	struct timer_list mayday_timer;
+	struct hlist_head busy_hash[64];
+	struct worker *manager;
+	struct list_head workers;
+	struct completion *detach_completion;
+	struct ida worker_ida;
+	struct workqueue_attrs *attrs;
+	struct hlist_node hash_node;
+	int refcnt;
+	struct callback_head rcu;
+};
+
+enum {
+	POOL_MANAGER_ACTIVE = 1,
+	POOL_DISASSOCIATED = 4,
+	WORKER_DIE = 2,
+	WORKER_IDLE = 4,
+	WORKER_PREP = 8,
+	WORKER_CPU_INTENSIVE = 64,
+	WORKER_UNBOUND = 128,
+	WORKER_REBOUND = 256,
+	WORKER_NOT_RUNNING = 456,
+	NR_STD_WORKER_POOLS = 2,
+	UNBOUND_POOL_HASH_ORDER = 6,
+	BUSY_WORKER_HASH_ORDER = 6,
+	MAX_IDLE_WORKERS_RATIO = 4,
+	IDLE_WORKER_TIMEOUT = 75000,
+	MAYDAY_INITIAL_TIMEOUT = 2,
+	MAYDAY_INTERVAL = 25,
+	CREATE_COOLDOWN = 250,
+	RESCUER_NICE_LEVEL = -20,
+	HIGHPRI_NICE_LEVEL = -20,
+	WQ_NAME_LEN = 24,
+};
+
+struct wq_flusher {
+	struct list_head list;
+	int flush_color;
+	struct completion done;
+};
+
+struct wq_device {
+	struct workqueue_struct *wq;
+	struct device dev;
+};
+
+struct trace_event_raw_workqueue_queue_work {
+	struct trace_entry ent;
+	void *work;
+	void *function;
+	u32 __data_loc_workqueue;
+	int req_cpu;
+	int cpu;
+	char __data[0];
+};
+
+struct trace_event_raw_workqueue_activate_work {
+	struct trace_entry ent;
+	void *work;
+	char __data[0];
+};
+
+struct trace_event_raw_workqueue_execute_start {
+	struct trace_entry ent;
+	void *work;
+	void *function;
+	char __data[0];
+};
+
+struct trace_event_raw_workqueue_execute_end {
+	struct trace_entry ent;
+	void *work;
+	void *function;
+	char __data[0];
+};
+
+struct trace_event_data_offsets_workqueue_queue_work {
+	u32 workqueue;
+};
+
+struct trace_event_data_offsets_workqueue_activate_work {};
+
+struct trace_event_data_offsets_workqueue_execute_start {};
+
+struct trace_event_data_offsets_workqueue_execute_end {};
+
+typedef void (*btf_trace_workqueue_queue_work)(void *, int, struct pool_workqueue *, struct work_struct *);
+
+typedef void (*btf_trace_workqueue_activate_work)(void *, struct work_struct *);
+
+typedef void (*btf_trace_workqueue_execute_start)(void *, struct work_struct *);
+
+typedef void (*btf_trace_workqueue_execute_end)(void *, struct work_struct *, work_func_t);
+
+struct wq_barrier {
+	struct work_struct work;
+	struct completion done;
+	struct task_struct *task;
+};
+
+struct cwt_wait {
+	wait_queue_entry_t wait;
+	struct work_struct *work;
+};
+
+struct apply_wqattrs_ctx {
+	struct workqueue_struct *wq;
+	struct workqueue_attrs *attrs;
+	struct list_head list;
+	struct pool_workqueue *dfl_pwq;
+	struct pool_workqueue *pwq_tbl[0];
+};
+
+struct work_for_cpu {
+	struct work_struct work;
+	long int (*fn)(void *);
+	void *arg;
+	long int ret;
+};
+
+struct kthread_work;
+
+typedef void (*kthread_work_func_t)(struct kthread_work *);
+
+struct kthread_worker;
+
+struct kthread_work {
+	struct list_head node;
+	kthread_work_func_t func;
+	struct kthread_worker *worker;
+	int canceling;
+};
+
+enum {
+	KTW_FREEZABLE = 1,
+};
+
+struct kthread_worker {
+	unsigned int flags;
+	raw_spinlock_t lock;
+	struct list_head work_list;
+	struct list_head delayed_work_list;
+	struct task_struct *task;
+	struct kthread_work *current_work;
+};
+
+struct kthread_delayed_work {
+	struct kthread_work work;
+	struct timer_list timer;
+};
+
+struct kthread_create_info {
+	int (*threadfn)(void *);
+	void *data;
+	int node;
+	struct task_struct *result;
+	struct completion *done;
+	struct list_head list;
+};
+
+struct kthread {
+	long unsigned int flags;
+	unsigned int cpu;
+	int result;
+	int (*threadfn)(void *);
+	void *data;
+	struct completion parked;
+	struct completion exited;
+	char *full_name;
+};
+
+enum KTHREAD_BITS {
+	KTHREAD_IS_PER_CPU = 0,
+	KTHREAD_SHOULD_STOP = 1,
+	KTHREAD_SHOULD_PARK = 2,
+};
+
+struct kthread_flush_work {
+	struct kthread_work work;
+	struct completion done;
+};
+
+enum what {
+	PROC_EVENT_NONE = 0,
+	PROC_EVENT_FORK = 1,
+	PROC_EVENT_EXEC = 2,
+	PROC_EVENT_UID = 4,
+	PROC_EVENT_GID = 64,
+	PROC_EVENT_SID = 128,
+	PROC_EVENT_PTRACE = 256,
+	PROC_EVENT_COMM = 512,
+	PROC_EVENT_COREDUMP = 1073741824,
+	PROC_EVENT_EXIT = 2147483648,
+};
+
+struct async_domain {
+	struct list_head pending;
+	unsigned int registered: 1;
+};
+
+struct async_entry {
+	struct list_head domain_list;
+	struct list_head global_list;
+	struct work_struct work;
+	async_cookie_t cookie;
+	async_func_t func;
+	void *data;
+	struct async_domain *domain;
 };
 
 struct trace_event_raw_sched_kthread_stop {
@@ -57825,6 +58734,32 @@ struct semaphore_waiter {
 	bool up;
 };
 
+enum rwsem_waiter_type {
+	RWSEM_WAITING_FOR_WRITE = 0,
+	RWSEM_WAITING_FOR_READ = 1,
+};
+
+struct rwsem_waiter {
+	struct list_head list;
+	struct task_struct *task;
+	enum rwsem_waiter_type type;
+	long unsigned int timeout;
+	bool handoff_set;
+};
+
+enum rwsem_wake_type {
+	RWSEM_WAKE_ANY = 0,
+	RWSEM_WAKE_READERS = 1,
+	RWSEM_WAKE_READ_OWNED = 2,
+};
+
+enum owner_state {
+	OWNER_NULL = 1,
+	OWNER_WRITER = 2,
+	OWNER_READER = 4,
+	OWNER_NONSPINNABLE = 8,
+};
+
 struct optimistic_spin_node {
 	struct optimistic_spin_node *next;
 	struct optimistic_spin_node *prev;
@@ -57835,11 +58770,6 @@ struct optimistic_spin_node {
 typedef struct {
 	raw_spinlock_t *lock;
 } class_raw_spinlock_t;
-
-struct rt_wake_q_head {
-	struct wake_q_head head;
-	struct task_struct *rtlock_task;
-};
 
 enum rtmutex_chainwalk {
 	RT_MUTEX_MIN_CHAINWALK = 0,
@@ -57914,22 +58844,33 @@ struct devkmsg_user {
 	struct printk_record record;
 };
 
-enum {
-	IRQC_IS_HARDIRQ = 0,
-	IRQC_IS_NESTED = 1,
+struct irq_devres {
+	unsigned int irq;
+	void *dev_id;
+};
+
+struct irq_desc_devres {
+	unsigned int from;
+	unsigned int cnt;
 };
 
 enum {
-	IRQ_STARTUP_NORMAL = 0,
-	IRQ_STARTUP_MANAGED = 1,
-	IRQ_STARTUP_ABORT = 2,
+	IRQ_DOMAIN_FLAG_HIERARCHY = 1,
+	IRQ_DOMAIN_NAME_ALLOCATED = 2,
+	IRQ_DOMAIN_FLAG_IPI_PER_CPU = 4,
+	IRQ_DOMAIN_FLAG_IPI_SINGLE = 8,
+	IRQ_DOMAIN_FLAG_MSI = 16,
+	IRQ_DOMAIN_FLAG_MSI_REMAP = 32,
+	IRQ_DOMAIN_MSI_NOMASK_QUIRK = 64,
+	IRQ_DOMAIN_FLAG_NO_MAP = 128,
+	IRQ_DOMAIN_FLAG_NONCORE = 65536,
 };
 
-enum {
-	AFFINITY = 0,
-	AFFINITY_LIST = 1,
-	EFFECTIVE = 2,
-	EFFECTIVE_LIST = 3,
+struct irqchip_fwid {
+	struct fwnode_handle fwnode;
+	unsigned int type;
+	char *name;
+	phys_addr_t *pa;
 };
 
 struct cpumap {
@@ -58397,46 +59338,20 @@ struct process_timer {
 	struct task_struct *task;
 };
 
-struct ktime_timestamps {
-	u64 mono;
-	u64 boot;
-	u64 real;
+enum audit_ntp_type {
+	AUDIT_NTP_OFFSET = 0,
+	AUDIT_NTP_FREQ = 1,
+	AUDIT_NTP_STATUS = 2,
+	AUDIT_NTP_TAI = 3,
+	AUDIT_NTP_TICK = 4,
+	AUDIT_NTP_ADJUST = 5,
+	AUDIT_NTP_NVALS = 6,
 };
 
-struct system_time_snapshot {
-	u64 cycles;
-	ktime_t real;
-	ktime_t raw;
-	enum clocksource_ids cs_id;
-	unsigned int clock_was_set_seq;
-	u8 cs_was_changed_seq;
-};
-
-struct system_device_crosststamp {
-	ktime_t device;
-	ktime_t sys_realtime;
-	ktime_t sys_monoraw;
-};
-
-enum timekeeping_adv_mode {
-	TK_ADV_TICK = 0,
-	TK_ADV_FREQ = 1,
-};
-
-struct tk_fast {
-	seqcount_latch_t seq;
-	struct tk_read_base base[2];
-};
-
-struct tm {
-	int tm_sec;
-	int tm_min;
-	int tm_hour;
-	int tm_mday;
-	int tm_mon;
-	long int tm_year;
-	int tm_wday;
-	int tm_yday;
+enum wd_read_status {
+	WD_READ_SUCCESS = 0,
+	WD_READ_UNSTABLE = 1,
+	WD_READ_SKIP = 2,
 };
 
 struct cyclecounter {
@@ -58563,6 +59478,11 @@ struct alarm_base {
 struct __kernel_old_itimerval {
 	struct __kernel_old_timeval it_interval;
 	struct __kernel_old_timeval it_value;
+};
+
+struct proc_timens_offset {
+	int clockid;
+	struct timespec64 val;
 };
 
 enum {
@@ -59082,6 +60002,19 @@ struct dynevent_arg_pair {
 	char separator;
 };
 
+enum uprobe_filter_ctx {
+	UPROBE_FILTER_REGISTER = 0,
+	UPROBE_FILTER_UNREGISTER = 1,
+	UPROBE_FILTER_MMAP = 2,
+};
+
+struct uprobe_consumer {
+	int (*handler)(struct uprobe_consumer *, struct pt_regs *);
+	int (*ret_handler)(struct uprobe_consumer *, long unsigned int, struct pt_regs *);
+	bool (*filter)(struct uprobe_consumer *, enum uprobe_filter_ctx, struct mm_struct *);
+	struct uprobe_consumer *next;
+};
+
 struct uprobe_trace_entry_head {
 	struct trace_entry ent;
 	long unsigned int vaddr[0];
@@ -59112,2413 +60045,630 @@ struct uprobe_cpu_buffer {
 
 typedef bool (*filter_func_t)(struct uprobe_consumer *, enum uprobe_filter_ctx, struct mm_struct *);
 
-struct bpf_empty_prog_array {
-	struct bpf_prog_array hdr;
-	struct bpf_prog *null_prog;
+typedef void (*swap_r_func_t)(void *, void *, int, const void *);
+
+typedef int (*cmp_r_func_t)(const void *, const void *, const void *);
+
+enum bpf_cmd {
+	BPF_MAP_CREATE = 0,
+	BPF_MAP_LOOKUP_ELEM = 1,
+	BPF_MAP_UPDATE_ELEM = 2,
+	BPF_MAP_DELETE_ELEM = 3,
+	BPF_MAP_GET_NEXT_KEY = 4,
+	BPF_PROG_LOAD = 5,
+	BPF_OBJ_PIN = 6,
+	BPF_OBJ_GET = 7,
+	BPF_PROG_ATTACH = 8,
+	BPF_PROG_DETACH = 9,
+	BPF_PROG_TEST_RUN = 10,
+	BPF_PROG_RUN = 10,
+	BPF_PROG_GET_NEXT_ID = 11,
+	BPF_MAP_GET_NEXT_ID = 12,
+	BPF_PROG_GET_FD_BY_ID = 13,
+	BPF_MAP_GET_FD_BY_ID = 14,
+	BPF_OBJ_GET_INFO_BY_FD = 15,
+	BPF_PROG_QUERY = 16,
+	BPF_RAW_TRACEPOINT_OPEN = 17,
+	BPF_BTF_LOAD = 18,
+	BPF_BTF_GET_FD_BY_ID = 19,
+	BPF_TASK_FD_QUERY = 20,
+	BPF_MAP_LOOKUP_AND_DELETE_ELEM = 21,
+	BPF_MAP_FREEZE = 22,
+	BPF_BTF_GET_NEXT_ID = 23,
+	BPF_MAP_LOOKUP_BATCH = 24,
+	BPF_MAP_LOOKUP_AND_DELETE_BATCH = 25,
+	BPF_MAP_UPDATE_BATCH = 26,
+	BPF_MAP_DELETE_BATCH = 27,
+	BPF_LINK_CREATE = 28,
+	BPF_LINK_UPDATE = 29,
+	BPF_LINK_GET_FD_BY_ID = 30,
+	BPF_LINK_GET_NEXT_ID = 31,
+	BPF_ENABLE_STATS = 32,
+	BPF_ITER_CREATE = 33,
+	BPF_LINK_DETACH = 34,
+	BPF_PROG_BIND_MAP = 35,
 };
 
-enum xdp_mem_type {
-	MEM_TYPE_PAGE_SHARED = 0,
-	MEM_TYPE_PAGE_ORDER0 = 1,
-	MEM_TYPE_PAGE_POOL = 2,
-	MEM_TYPE_XSK_BUFF_POOL = 3,
-	MEM_TYPE_MAX = 4,
+enum bpf_stats_type {
+	BPF_STATS_RUN_TIME = 0,
 };
 
-struct bpf_prog_pack {
-	struct list_head list;
-	void *ptr;
-	bool arch_flush_needed;
-	long unsigned int bitmap[0];
-};
-
-struct bpf_prog_dummy {
-	struct bpf_prog prog;
-};
-
-typedef u64 (*btf_bpf_user_rnd_u32)(void);
-
-typedef u64 (*btf_bpf_get_raw_cpu_id)(void);
-
-struct _bpf_dtab_netdev {
-	struct net_device *dev;
-};
-
-struct xdp_mem_allocator {
-	struct xdp_mem_info mem;
-	union {
-		void *allocator;
-		struct page_pool *page_pool;
-	};
-	struct rhash_head node;
-	struct callback_head rcu;
-};
-
-struct trace_event_raw_xdp_exception {
-	struct trace_entry ent;
-	int prog_id;
-	u32 act;
-	int ifindex;
-	char __data[0];
-};
-
-struct trace_event_raw_xdp_bulk_tx {
-	struct trace_entry ent;
-	int ifindex;
-	u32 act;
-	int drops;
-	int sent;
-	int err;
-	char __data[0];
-};
-
-struct trace_event_raw_xdp_redirect_template {
-	struct trace_entry ent;
-	int prog_id;
-	u32 act;
-	int ifindex;
-	int err;
-	int to_ifindex;
-	u32 map_id;
-	int map_index;
-	char __data[0];
-};
-
-struct trace_event_raw_xdp_cpumap_kthread {
-	struct trace_entry ent;
-	int map_id;
-	u32 act;
-	int cpu;
-	unsigned int drops;
-	unsigned int processed;
-	int sched;
-	unsigned int xdp_pass;
-	unsigned int xdp_drop;
-	unsigned int xdp_redirect;
-	char __data[0];
-};
-
-struct trace_event_raw_xdp_cpumap_enqueue {
-	struct trace_entry ent;
-	int map_id;
-	u32 act;
-	int cpu;
-	unsigned int drops;
-	unsigned int processed;
-	int to_cpu;
-	char __data[0];
-};
-
-struct trace_event_raw_xdp_devmap_xmit {
-	struct trace_entry ent;
-	int from_ifindex;
-	u32 act;
-	int to_ifindex;
-	int drops;
-	int sent;
-	int err;
-	char __data[0];
-};
-
-struct trace_event_raw_mem_disconnect {
-	struct trace_entry ent;
-	const struct xdp_mem_allocator *xa;
-	u32 mem_id;
-	u32 mem_type;
-	const void *allocator;
-	char __data[0];
-};
-
-struct trace_event_raw_mem_connect {
-	struct trace_entry ent;
-	const struct xdp_mem_allocator *xa;
-	u32 mem_id;
-	u32 mem_type;
-	const void *allocator;
-	const struct xdp_rxq_info *rxq;
-	int ifindex;
-	char __data[0];
-};
-
-struct trace_event_raw_mem_return_failed {
-	struct trace_entry ent;
-	const struct page *page;
-	u32 mem_id;
-	u32 mem_type;
-	char __data[0];
-};
-
-struct trace_event_data_offsets_xdp_exception {};
-
-struct trace_event_data_offsets_xdp_bulk_tx {};
-
-struct trace_event_data_offsets_xdp_redirect_template {};
-
-struct trace_event_data_offsets_xdp_cpumap_kthread {};
-
-struct trace_event_data_offsets_xdp_cpumap_enqueue {};
-
-struct trace_event_data_offsets_xdp_devmap_xmit {};
-
-struct trace_event_data_offsets_mem_disconnect {};
-
-struct trace_event_data_offsets_mem_connect {};
-
-struct trace_event_data_offsets_mem_return_failed {};
-
-typedef void (*btf_trace_xdp_exception)(void *, const struct net_device *, const struct bpf_prog *, u32);
-
-typedef void (*btf_trace_xdp_bulk_tx)(void *, const struct net_device *, int, int, int);
-
-typedef void (*btf_trace_xdp_redirect)(void *, const struct net_device *, const struct bpf_prog *, const void *, int, enum bpf_map_type, u32, u32);
-
-typedef void (*btf_trace_xdp_redirect_err)(void *, const struct net_device *, const struct bpf_prog *, const void *, int, enum bpf_map_type, u32, u32);
-
-typedef void (*btf_trace_xdp_redirect_map)(void *, const struct net_device *, const struct bpf_prog *, const void *, int, enum bpf_map_type, u32, u32);
-
-typedef void (*btf_trace_xdp_redirect_map_err)(void *, const struct net_device *, const struct bpf_prog *, const void *, int, enum bpf_map_type, u32, u32);
-
-typedef void (*btf_trace_xdp_cpumap_kthread)(void *, int, unsigned int, unsigned int, int, struct xdp_cpumap_stats *);
-
-typedef void (*btf_trace_xdp_cpumap_enqueue)(void *, int, unsigned int, unsigned int, int);
-
-typedef void (*btf_trace_xdp_devmap_xmit)(void *, const struct net_device *, const struct net_device *, int, int, int);
-
-typedef void (*btf_trace_mem_disconnect)(void *, const struct xdp_mem_allocator *);
-
-typedef void (*btf_trace_mem_connect)(void *, const struct xdp_mem_allocator *, const struct xdp_rxq_info *);
-
-typedef void (*btf_trace_mem_return_failed)(void *, const struct xdp_mem_info *, const struct page *);
-
-enum btf_func_linkage {
-	BTF_FUNC_STATIC = 0,
-	BTF_FUNC_GLOBAL = 1,
-	BTF_FUNC_EXTERN = 2,
-};
-
-struct btf_var_secinfo {
+struct bpf_prog_info {
 	__u32 type;
-	__u32 offset;
-	__u32 size;
-};
-
-struct bpf_kfunc_desc {
-	struct btf_func_model func_model;
-	u32 func_id;
-	s32 imm;
-	u16 offset;
-};
-
-struct bpf_kfunc_desc_tab {
-	struct bpf_kfunc_desc descs[256];
-	u32 nr_descs;
-};
-
-struct bpf_kfunc_btf {
-	struct btf *btf;
-	struct module *module;
-	u16 offset;
-};
-
-struct bpf_kfunc_btf_tab {
-	struct bpf_kfunc_btf descs[256];
-	u32 nr_descs;
-};
-
-typedef u32 (*bpf_convert_ctx_access_t)(enum bpf_access_type, const struct bpf_insn *, struct bpf_insn *, struct bpf_prog *, u32 *);
-
-struct bpf_kfunc_arg_meta {
-	u64 r0_size;
-	bool r0_rdonly;
-	int ref_obj_id;
-	u32 flags;
-};
-
-struct bpf_core_ctx {
-	struct bpf_verifier_log *log;
-	const struct btf *btf;
-};
-
-enum bpf_stack_slot_type {
-	STACK_INVALID = 0,
-	STACK_SPILL = 1,
-	STACK_MISC = 2,
-	STACK_ZERO = 3,
-	STACK_DYNPTR = 4,
-};
-
-struct bpf_verifier_stack_elem {
-	struct bpf_verifier_state st;
-	int insn_idx;
-	int prev_insn_idx;
-	struct bpf_verifier_stack_elem *next;
-	u32 log_pos;
-};
-
-struct bpf_call_arg_meta {
-	struct bpf_map *map_ptr;
-	bool raw_mode;
-	bool pkt_access;
-	u8 release_regno;
-	int regno;
-	int access_size;
-	int mem_size;
-	u64 msize_max_value;
-	int ref_obj_id;
-	int map_uid;
-	int func_id;
-	struct btf *btf;
-	u32 btf_id;
-	struct btf *ret_btf;
-	u32 ret_btf_id;
-	u32 subprogno;
-	struct bpf_map_value_off_desc *kptr_off_desc;
-	u8 uninit_dynptr_regno;
-};
-
-enum reg_arg_type {
-	SRC_OP = 0,
-	DST_OP = 1,
-	DST_OP_NO_MARK = 2,
-};
-
-enum bpf_access_src {
-	ACCESS_DIRECT = 1,
-	ACCESS_HELPER = 2,
-};
-
-struct bpf_reg_types {
-	const enum bpf_reg_type types[10];
-	u32 *btf_id;
-};
-
-enum {
-	AT_PKT_END = -1,
-	BEYOND_PKT_END = -2,
-};
-
-typedef int (*set_callee_state_fn)(struct bpf_verifier_env *, struct bpf_func_state *, struct bpf_func_state *, int);
-
-enum {
-	REASON_BOUNDS = -1,
-	REASON_TYPE = -2,
-	REASON_PATHS = -3,
-	REASON_LIMIT = -4,
-	REASON_STACK = -5,
-};
-
-struct bpf_sanitize_info {
-	struct bpf_insn_aux_data aux;
-	bool mask_to_left;
-};
-
-enum {
-	DISCOVERED = 16,
-	EXPLORED = 32,
-	FALLTHROUGH = 1,
-	BRANCH = 2,
-};
-
-enum {
-	DONE_EXPLORING = 0,
-	KEEP_EXPLORING = 1,
-};
-
-struct bpf_iter_seq_map_info {
-	u32 map_id;
-};
-
-struct bpf_iter__bpf_map {
-	union {
-		struct bpf_iter_meta *meta;
-	};
-	union {
-		struct bpf_map *map;
-	};
-};
-
-struct bpf_iter_seq_prog_info {
-	u32 prog_id;
-};
-
-struct bpf_iter__bpf_prog {
-	union {
-		struct bpf_iter_meta *meta;
-	};
-	union {
-		struct bpf_prog *prog;
-	};
-};
-
-struct bpf_iter_seq_link_info {
-	u32 link_id;
-};
-
-struct bpf_iter__bpf_link {
-	union {
-		struct bpf_iter_meta *meta;
-	};
-	union {
-		struct bpf_link *link;
-	};
-};
-
-struct bpf_iter_seq_array_map_info {
-	struct bpf_map *map;
-	void *percpu_value_buf;
-	u32 index;
-};
-
-struct prog_poke_elem {
-	struct list_head list;
-	struct bpf_prog_aux *aux;
-};
-
-struct bpf_bloom_filter {
-	struct bpf_map map;
-	u32 bitset_mask;
-	u32 hash_seed;
-	u32 aligned_u32_count;
-	u32 nr_hash_funcs;
-	long unsigned int bitset[0];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
-
-enum {
-	BPF_RB_NO_WAKEUP = 1,
-	BPF_RB_FORCE_WAKEUP = 2,
-};
-
-enum {
-	BPF_RB_AVAIL_DATA = 0,
-	BPF_RB_RING_SIZE = 1,
-	BPF_RB_CONS_POS = 2,
-	BPF_RB_PROD_POS = 3,
-};
-
-enum {
-	BPF_RINGBUF_BUSY_BIT = 2147483648,
-	BPF_RINGBUF_DISCARD_BIT = 1073741824,
-	BPF_RINGBUF_HDR_SZ = 8,
-};
-
-struct bpf_ringbuf {
-	wait_queue_head_t waitq;
-	struct irq_work work;
-	u64 mask;
-	struct page **pages;
-	int nr_pages;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	raw_spinlock_t spinlock;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	atomic_t busy;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long unsigned int consumer_pos;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long unsigned int producer_pos;
-	long unsigned int pending_pos;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	char data[0];
-};
-
-struct bpf_ringbuf_map {
-	struct bpf_map map;
-	struct bpf_ringbuf *rb;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
-
-struct bpf_ringbuf_hdr {
-	u32 len;
-	u32 pg_off;
-};
-
-typedef u64 (*btf_bpf_ringbuf_reserve)(struct bpf_map *, u64, u64);
-
-typedef u64 (*btf_bpf_ringbuf_submit)(void *, u64);
-
-typedef u64 (*btf_bpf_ringbuf_discard)(void *, u64);
-
-typedef u64 (*btf_bpf_ringbuf_output)(struct bpf_map *, void *, u64, u64);
-
-typedef u64 (*btf_bpf_ringbuf_query)(struct bpf_map *, u64);
-
-typedef u64 (*btf_bpf_ringbuf_reserve_dynptr)(struct bpf_map *, u32, u64, struct bpf_dynptr_kern *);
-
-typedef u64 (*btf_bpf_ringbuf_submit_dynptr)(struct bpf_dynptr_kern *, u64);
-
-typedef u64 (*btf_bpf_ringbuf_discard_dynptr)(struct bpf_dynptr_kern *, u64);
-
-typedef u64 (*btf_bpf_user_ringbuf_drain)(struct bpf_map *, void *, void *, u64);
-
-enum {
-	BPF_LOCAL_STORAGE_GET_F_CREATE = 1,
-	BPF_SK_STORAGE_GET_F_CREATE = 1,
-};
-
-typedef u64 (*btf_bpf_task_storage_get)(struct bpf_map *, struct task_struct *, void *, u64, gfp_t);
-
-typedef u64 (*btf_bpf_task_storage_delete)(struct bpf_map *, struct task_struct *);
-
-enum {
-	BTF_VAR_STATIC = 0,
-	BTF_VAR_GLOBAL_ALLOCATED = 1,
-	BTF_VAR_GLOBAL_EXTERN = 2,
-};
-
-struct btf_var {
-	__u32 linkage;
-};
-
-struct btf_decl_tag {
-	__s32 component_idx;
-};
-
-struct bpf_sock {
-	__u32 bound_dev_if;
-	__u32 family;
-	__u32 type;
-	__u32 protocol;
-	__u32 mark;
-	__u32 priority;
-	__u32 src_ip4;
-	__u32 src_ip6[4];
-	__u32 src_port;
-	__be16 dst_port;
-	__u32 dst_ip4;
-	__u32 dst_ip6[4];
-	__u32 state;
-	__s32 rx_queue_mapping;
-};
-
-struct __sk_buff {
-	__u32 len;
-	__u32 pkt_type;
-	__u32 mark;
-	__u32 queue_mapping;
-	__u32 protocol;
-	__u32 vlan_present;
-	__u32 vlan_tci;
-	__u32 vlan_proto;
-	__u32 priority;
-	__u32 ingress_ifindex;
+	__u32 id;
+	__u8 tag[8];
+	__u32 jited_prog_len;
+	__u32 xlated_prog_len;
+	__u64 jited_prog_insns;
+	__u64 xlated_prog_insns;
+	__u64 load_time;
+	__u32 created_by_uid;
+	__u32 nr_map_ids;
+	__u64 map_ids;
+	char name[16];
 	__u32 ifindex;
-	__u32 tc_index;
-	__u32 cb[5];
-	__u32 hash;
-	__u32 tc_classid;
-	__u32 data;
-	__u32 data_end;
-	__u32 napi_id;
-	__u32 family;
-	__u32 remote_ip4;
-	__u32 local_ip4;
-	__u32 remote_ip6[4];
-	__u32 local_ip6[4];
-	__u32 remote_port;
-	__u32 local_port;
-	__u32 data_meta;
-	union {
-		struct bpf_flow_keys *flow_keys;
-	};
-	__u64 tstamp;
-	__u32 wire_len;
-	__u32 gso_segs;
-	union {
-		struct bpf_sock *sk;
-	};
-	__u32 gso_size;
-	__u8 tstamp_type;
-	__u64 hwtstamp;
+	__u32 gpl_compatible: 1;
+	__u64 netns_dev;
+	__u64 netns_ino;
+	__u32 nr_jited_ksyms;
+	__u32 nr_jited_func_lens;
+	__u64 jited_ksyms;
+	__u64 jited_func_lens;
+	__u32 btf_id;
+	__u32 func_info_rec_size;
+	__u64 func_info;
+	__u32 nr_func_info;
+	__u32 nr_line_info;
+	__u64 line_info;
+	__u64 jited_line_info;
+	__u32 nr_jited_line_info;
+	__u32 line_info_rec_size;
+	__u32 jited_line_info_rec_size;
+	__u32 nr_prog_tags;
+	__u64 prog_tags;
+	__u64 run_time_ns;
+	__u64 run_cnt;
+	__u64 recursion_misses;
+	__u32 verified_insns;
+	__u32 attach_btf_obj_id;
+	__u32 attach_btf_id;
 };
 
-struct xdp_md {
-	__u32 data;
-	__u32 data_end;
-	__u32 data_meta;
-	__u32 ingress_ifindex;
-	__u32 rx_queue_index;
-	__u32 egress_ifindex;
+struct bpf_map_info {
+	__u32 type;
+	__u32 id;
+	__u32 key_size;
+	__u32 value_size;
+	__u32 max_entries;
+	__u32 map_flags;
+	char name[16];
+	__u32 ifindex;
+	__u32 btf_vmlinux_value_type_id;
+	__u64 netns_dev;
+	__u64 netns_ino;
+	__u32 btf_id;
+	__u32 btf_key_type_id;
+	__u32 btf_value_type_id;
+	__u64 map_extra;
 };
 
-struct sk_msg_md {
-	union {
-		void *data;
-	};
-	union {
-		void *data_end;
-	};
-	__u32 family;
-	__u32 remote_ip4;
-	__u32 local_ip4;
-	__u32 remote_ip6[4];
-	__u32 local_ip6[4];
-	__u32 remote_port;
-	__u32 local_port;
-	__u32 size;
-	union {
-		struct bpf_sock *sk;
-	};
+struct bpf_tracing_link {
+	struct bpf_tramp_link link;
+	enum bpf_attach_type attach_type;
+	struct bpf_trampoline *trampoline;
+	struct bpf_prog *tgt_prog;
 };
 
-struct sk_reuseport_md {
-	union {
-		void *data;
-	};
-	union {
-		void *data_end;
-	};
-	__u32 len;
-	__u32 eth_protocol;
-	__u32 ip_protocol;
-	__u32 bind_inany;
-	__u32 hash;
-	union {
-		struct bpf_sock *sk;
-	};
-	union {
-		struct bpf_sock *migrating_sk;
-	};
+enum perf_bpf_event_type {
+	PERF_BPF_EVENT_UNKNOWN = 0,
+	PERF_BPF_EVENT_PROG_LOAD = 1,
+	PERF_BPF_EVENT_PROG_UNLOAD = 2,
+	PERF_BPF_EVENT_MAX = 3,
 };
 
-struct bpf_sock_ops {
-	__u32 op;
-	union {
-		__u32 args[4];
-		__u32 reply;
-		__u32 replylong[4];
-	};
-	__u32 family;
-	__u32 remote_ip4;
-	__u32 local_ip4;
-	__u32 remote_ip6[4];
-	__u32 local_ip6[4];
-	__u32 remote_port;
-	__u32 local_port;
-	__u32 is_fullsock;
-	__u32 snd_cwnd;
-	__u32 srtt_us;
-	__u32 bpf_sock_ops_cb_flags;
-	__u32 state;
-	__u32 rtt_min;
-	__u32 snd_ssthresh;
-	__u32 rcv_nxt;
-	__u32 snd_nxt;
-	__u32 snd_una;
-	__u32 mss_cache;
-	__u32 ecn_flags;
-	__u32 rate_delivered;
-	__u32 rate_interval_us;
-	__u32 packets_out;
-	__u32 retrans_out;
-	__u32 total_retrans;
-	__u32 segs_in;
-	__u32 data_segs_in;
-	__u32 segs_out;
-	__u32 data_segs_out;
-	__u32 lost_out;
-	__u32 sacked_out;
-	__u32 sk_txhash;
-	__u64 bytes_received;
-	__u64 bytes_acked;
-	union {
-		struct bpf_sock *sk;
-	};
-	union {
-		void *skb_data;
-	};
-	union {
-		void *skb_data_end;
-	};
-	__u32 skb_len;
-	__u32 skb_tcp_flags;
+enum bpf_audit {
+	BPF_AUDIT_LOAD = 0,
+	BPF_AUDIT_UNLOAD = 1,
+	BPF_AUDIT_MAX = 2,
 };
 
-struct bpf_sk_lookup {
-	union {
-		union {
-			struct bpf_sock *sk;
-		};
-		__u64 cookie;
-	};
-	__u32 family;
-	__u32 protocol;
-	__u32 remote_ip4;
-	__u32 remote_ip6[4];
-	__be16 remote_port;
-	__u32 local_ip4;
-	__u32 local_ip6[4];
-	__u32 local_port;
-	__u32 ingress_ifindex;
+struct bpf_prog_kstats {
+	u64 nsecs;
+	u64 cnt;
+	u64 misses;
 };
 
-struct btf_id_dtor_kfunc {
-	u32 btf_id;
-	u32 kfunc_btf_id;
+struct bpf_raw_tp_link {
+	struct bpf_link link;
+	struct bpf_raw_event_map *btp;
 };
 
-struct sk_reuseport_kern {
-	struct sk_buff *skb;
-	struct sock *sk;
-	struct sock *selected_sk;
-	struct sock *migrating_sk;
-	void *data_end;
-	u32 hash;
-	u32 reuseport_id;
-	bool bind_inany;
+struct bpf_perf_link {
+	struct bpf_link link;
+	struct file *perf_file;
 };
 
-enum btf_kfunc_hook {
-	BTF_KFUNC_HOOK_XDP = 0,
-	BTF_KFUNC_HOOK_TC = 1,
-	BTF_KFUNC_HOOK_STRUCT_OPS = 2,
-	BTF_KFUNC_HOOK_TRACING = 3,
-	BTF_KFUNC_HOOK_SYSCALL = 4,
-	BTF_KFUNC_HOOK_MAX = 5,
+typedef u64 (*btf_bpf_sys_bpf)(int, union bpf_attr *, u32);
+
+typedef u64 (*btf_bpf_sys_close)(u32);
+
+typedef u64 (*btf_bpf_kallsyms_lookup_name)(const char *, int, int, u64 *);
+
+struct audit_buffer;
+
+struct bpf_preload_info {
+	char link_name[16];
+	struct bpf_link *link;
+};
+
+struct bpf_preload_ops {
+	int (*preload)(struct bpf_preload_info *);
+	struct module *owner;
+};
+
+enum bpf_type {
+	BPF_TYPE_UNSPEC = 0,
+	BPF_TYPE_PROG = 1,
+	BPF_TYPE_MAP = 2,
+	BPF_TYPE_LINK = 3,
+};
+
+struct map_iter {
+	void *key;
+	bool done;
 };
 
 enum {
-	BTF_KFUNC_SET_MAX_CNT = 256,
-	BTF_DTOR_KFUNC_MAX_CNT = 256,
+	OPT_MODE = 0,
 };
 
-struct btf_kfunc_set_tab {
-	struct btf_id_set8 *sets[5];
+struct bpf_mount_opts {
+	umode_t mode;
 };
 
-struct btf_id_dtor_kfunc_tab {
-	u32 cnt;
-	struct btf_id_dtor_kfunc dtors[0];
+struct bpf_spin_lock {
+	__u32 val;
 };
 
-enum verifier_phase {
-	CHECK_META = 0,
-	CHECK_TYPE = 1,
+struct bpf_timer {
+	long: 64;
+	long: 64;
 };
 
-struct resolve_vertex {
-	const struct btf_type *t;
-	u32 type_id;
-	u16 next_member;
+struct bpf_dynptr {
+	long: 64;
+	long: 64;
 };
 
-enum visit_state {
-	NOT_VISITED = 0,
-	VISITED = 1,
-	RESOLVED = 2,
+struct bpf_pidns_info {
+	__u32 pid;
+	__u32 tgid;
 };
 
-enum resolve_mode {
-	RESOLVE_TBD = 0,
-	RESOLVE_PTR = 1,
-	RESOLVE_STRUCT_OR_ARRAY = 2,
+typedef u64 (*btf_bpf_map_lookup_elem)(struct bpf_map *, void *);
+
+typedef u64 (*btf_bpf_map_update_elem)(struct bpf_map *, void *, void *, u64);
+
+typedef u64 (*btf_bpf_map_delete_elem)(struct bpf_map *, void *);
+
+typedef u64 (*btf_bpf_map_push_elem)(struct bpf_map *, void *, u64);
+
+typedef u64 (*btf_bpf_map_pop_elem)(struct bpf_map *, void *);
+
+typedef u64 (*btf_bpf_map_peek_elem)(struct bpf_map *, void *);
+
+typedef u64 (*btf_bpf_map_lookup_percpu_elem)(struct bpf_map *, void *, u32);
+
+typedef u64 (*btf_bpf_get_smp_processor_id)(void);
+
+typedef u64 (*btf_bpf_get_numa_node_id)(void);
+
+typedef u64 (*btf_bpf_ktime_get_ns)(void);
+
+typedef u64 (*btf_bpf_ktime_get_boot_ns)(void);
+
+typedef u64 (*btf_bpf_ktime_get_coarse_ns)(void);
+
+typedef u64 (*btf_bpf_ktime_get_tai_ns)(void);
+
+typedef u64 (*btf_bpf_get_current_pid_tgid)(void);
+
+typedef u64 (*btf_bpf_get_current_uid_gid)(void);
+
+typedef u64 (*btf_bpf_get_current_comm)(char *, u32);
+
+typedef u64 (*btf_bpf_spin_lock)(struct bpf_spin_lock *);
+
+typedef u64 (*btf_bpf_spin_unlock)(struct bpf_spin_lock *);
+
+typedef u64 (*btf_bpf_jiffies64)(void);
+
+typedef u64 (*btf_bpf_strtol)(const char *, size_t, u64, s64 *);
+
+typedef u64 (*btf_bpf_strtoul)(const char *, size_t, u64, u64 *);
+
+typedef u64 (*btf_bpf_strncmp)(const char *, u32, const char *);
+
+typedef u64 (*btf_bpf_get_ns_current_pid_tgid)(u64, u64, struct bpf_pidns_info *, u32);
+
+typedef u64 (*btf_bpf_event_output_data)(void *, struct bpf_map *, u64, void *, u64);
+
+typedef u64 (*btf_bpf_copy_from_user)(void *, u32, const void *);
+
+typedef u64 (*btf_bpf_copy_from_user_task)(void *, u32, const void *, struct task_struct *, u64);
+
+typedef u64 (*btf_bpf_per_cpu_ptr)(const void *, u32);
+
+typedef u64 (*btf_bpf_this_cpu_ptr)(const void *);
+
+struct bpf_bprintf_buffers {
+	char bin_args[512];
+	char buf[1024];
 };
 
-struct btf_sec_info {
-	u32 off;
-	u32 len;
+typedef u64 (*btf_bpf_snprintf)(char *, u32, char *, const void *, u32);
+
+struct bpf_hrtimer {
+	struct hrtimer timer;
+	atomic_t cancelling;
+	struct bpf_map *map;
+	struct bpf_prog *prog;
+	void *callback_fn;
+	void *value;
+	union {
+		struct callback_head rcu;
+		struct work_struct delete_work;
+	};
 };
 
-struct btf_verifier_env {
-	struct btf *btf;
-	u8 *visit_states;
-	struct resolve_vertex stack[32];
-	struct bpf_verifier_log log;
-	u32 log_type_id;
-	u32 top_stack;
-	enum verifier_phase phase;
-	enum resolve_mode resolve_mode;
+struct bpf_timer_kern {
+	struct bpf_hrtimer *timer;
+	struct bpf_spin_lock lock;
 };
 
-struct btf_show {
-	u64 flags;
-	void *target;
-	void (*showfn)(struct btf_show *, const char *, struct __va_list_tag *);
-	const struct btf *btf;
-	struct {
-		u8 depth;
-		u8 depth_to_show;
-		u8 depth_check;
-		u8 array_member: 1;
-		u8 array_terminated: 1;
-		u16 array_encoding;
-		u32 type_id;
-		int status;
-		const struct btf_type *type;
-		const struct btf_member *member;
-		char name[80];
-	} state;
-	struct {
-		u32 size;
-		void *head;
-		void *data;
-		u8 safe[32];
-	} obj;
-};
+typedef u64 (*btf_bpf_timer_init)(struct bpf_timer_kern *, struct bpf_map *, u64);
 
-struct btf_kind_operations {
-	s32 (*check_meta)(struct btf_verifier_env *, const struct btf_type *, u32);
-	int (*resolve)(struct btf_verifier_env *, const struct resolve_vertex *);
-	int (*check_member)(struct btf_verifier_env *, const struct btf_type *, const struct btf_member *, const struct btf_type *);
-	int (*check_kflag_member)(struct btf_verifier_env *, const struct btf_type *, const struct btf_member *, const struct btf_type *);
-	void (*log_details)(struct btf_verifier_env *, const struct btf_type *);
-	void (*show)(const struct btf *, const struct btf_type *, u32, void *, u8, struct btf_show *);
-};
+typedef u64 (*btf_bpf_timer_set_callback)(struct bpf_timer_kern *, void *, struct bpf_prog_aux *);
 
-enum btf_field_type {
-	BTF_FIELD_SPIN_LOCK = 0,
-	BTF_FIELD_TIMER = 1,
-	BTF_FIELD_KPTR = 2,
-};
+typedef u64 (*btf_bpf_timer_start)(struct bpf_timer_kern *, u64, u64);
 
-enum {
-	BTF_FIELD_IGNORE = 0,
-	BTF_FIELD_FOUND = 1,
-};
+typedef u64 (*btf_bpf_timer_cancel)(struct bpf_timer_kern *);
 
-struct btf_field_info {
-	u32 type_id;
-	u32 off;
-	enum bpf_kptr_type type;
-};
+typedef u64 (*btf_bpf_kptr_xchg)(void *, void *);
 
-struct bpf_ctx_convert {
-	struct __sk_buff BPF_PROG_TYPE_SOCKET_FILTER_prog;
-	struct sk_buff BPF_PROG_TYPE_SOCKET_FILTER_kern;
-	struct __sk_buff BPF_PROG_TYPE_SCHED_CLS_prog;
-	struct sk_buff BPF_PROG_TYPE_SCHED_CLS_kern;
-	struct __sk_buff BPF_PROG_TYPE_SCHED_ACT_prog;
-	struct sk_buff BPF_PROG_TYPE_SCHED_ACT_kern;
-	struct xdp_md BPF_PROG_TYPE_XDP_prog;
-	struct xdp_buff BPF_PROG_TYPE_XDP_kern;
-	struct __sk_buff BPF_PROG_TYPE_LWT_IN_prog;
-	struct sk_buff BPF_PROG_TYPE_LWT_IN_kern;
-	struct __sk_buff BPF_PROG_TYPE_LWT_OUT_prog;
-	struct sk_buff BPF_PROG_TYPE_LWT_OUT_kern;
-	struct __sk_buff BPF_PROG_TYPE_LWT_XMIT_prog;
-	struct sk_buff BPF_PROG_TYPE_LWT_XMIT_kern;
-	struct __sk_buff BPF_PROG_TYPE_LWT_SEG6LOCAL_prog;
-	struct sk_buff BPF_PROG_TYPE_LWT_SEG6LOCAL_kern;
-	struct bpf_sock_ops BPF_PROG_TYPE_SOCK_OPS_prog;
-	struct bpf_sock_ops_kern BPF_PROG_TYPE_SOCK_OPS_kern;
-	struct __sk_buff BPF_PROG_TYPE_SK_SKB_prog;
-	struct sk_buff BPF_PROG_TYPE_SK_SKB_kern;
-	struct sk_msg_md BPF_PROG_TYPE_SK_MSG_prog;
-	struct sk_msg BPF_PROG_TYPE_SK_MSG_kern;
-	struct __sk_buff BPF_PROG_TYPE_FLOW_DISSECTOR_prog;
-	struct bpf_flow_dissector BPF_PROG_TYPE_FLOW_DISSECTOR_kern;
-	bpf_user_pt_regs_t BPF_PROG_TYPE_KPROBE_prog;
-	struct pt_regs BPF_PROG_TYPE_KPROBE_kern;
-	__u64 BPF_PROG_TYPE_TRACEPOINT_prog;
-	u64 BPF_PROG_TYPE_TRACEPOINT_kern;
-	struct bpf_perf_event_data BPF_PROG_TYPE_PERF_EVENT_prog;
-	struct bpf_perf_event_data_kern BPF_PROG_TYPE_PERF_EVENT_kern;
-	struct bpf_raw_tracepoint_args BPF_PROG_TYPE_RAW_TRACEPOINT_prog;
-	u64 BPF_PROG_TYPE_RAW_TRACEPOINT_kern;
-	struct bpf_raw_tracepoint_args BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE_prog;
-	u64 BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE_kern;
-	void *BPF_PROG_TYPE_TRACING_prog;
-	void *BPF_PROG_TYPE_TRACING_kern;
-	struct sk_reuseport_md BPF_PROG_TYPE_SK_REUSEPORT_prog;
-	struct sk_reuseport_kern BPF_PROG_TYPE_SK_REUSEPORT_kern;
-	struct bpf_sk_lookup BPF_PROG_TYPE_SK_LOOKUP_prog;
-	struct bpf_sk_lookup_kern BPF_PROG_TYPE_SK_LOOKUP_kern;
-	void *BPF_PROG_TYPE_STRUCT_OPS_prog;
-	void *BPF_PROG_TYPE_STRUCT_OPS_kern;
-	void *BPF_PROG_TYPE_EXT_prog;
-	void *BPF_PROG_TYPE_EXT_kern;
-	void *BPF_PROG_TYPE_SYSCALL_prog;
-	void *BPF_PROG_TYPE_SYSCALL_kern;
-};
+typedef u64 (*btf_bpf_dynptr_from_mem)(void *, u32, u64, struct bpf_dynptr_kern *);
 
-enum {
-	__ctx_convertBPF_PROG_TYPE_SOCKET_FILTER = 0,
-	__ctx_convertBPF_PROG_TYPE_SCHED_CLS = 1,
-	__ctx_convertBPF_PROG_TYPE_SCHED_ACT = 2,
-	__ctx_convertBPF_PROG_TYPE_XDP = 3,
-	__ctx_convertBPF_PROG_TYPE_LWT_IN = 4,
-	__ctx_convertBPF_PROG_TYPE_LWT_OUT = 5,
-	__ctx_convertBPF_PROG_TYPE_LWT_XMIT = 6,
-	__ctx_convertBPF_PROG_TYPE_LWT_SEG6LOCAL = 7,
-	__ctx_convertBPF_PROG_TYPE_SOCK_OPS = 8,
-	__ctx_convertBPF_PROG_TYPE_SK_SKB = 9,
-	__ctx_convertBPF_PROG_TYPE_SK_MSG = 10,
-	__ctx_convertBPF_PROG_TYPE_FLOW_DISSECTOR = 11,
-	__ctx_convertBPF_PROG_TYPE_KPROBE = 12,
-	__ctx_convertBPF_PROG_TYPE_TRACEPOINT = 13,
-	__ctx_convertBPF_PROG_TYPE_PERF_EVENT = 14,
-	__ctx_convertBPF_PROG_TYPE_RAW_TRACEPOINT = 15,
-	__ctx_convertBPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE = 16,
-	__ctx_convertBPF_PROG_TYPE_TRACING = 17,
-	__ctx_convertBPF_PROG_TYPE_SK_REUSEPORT = 18,
-	__ctx_convertBPF_PROG_TYPE_SK_LOOKUP = 19,
-	__ctx_convertBPF_PROG_TYPE_STRUCT_OPS = 20,
-	__ctx_convertBPF_PROG_TYPE_EXT = 21,
-	__ctx_convertBPF_PROG_TYPE_SYSCALL = 22,
-	__ctx_convert_unused = 23,
-};
+typedef u64 (*btf_bpf_dynptr_read)(void *, u32, struct bpf_dynptr_kern *, u32, u64);
 
-enum bpf_struct_walk_result {
-	WALK_SCALAR = 0,
-	WALK_PTR = 1,
-	WALK_STRUCT = 2,
-};
+typedef u64 (*btf_bpf_dynptr_write)(struct bpf_dynptr_kern *, u32, void *, u32, u64);
 
-struct btf_show_snprintf {
-	struct btf_show show;
-	int len_left;
-	int len;
-};
+typedef u64 (*btf_bpf_dynptr_data)(struct bpf_dynptr_kern *, u32, u32);
 
-enum {
-	BTF_MODULE_F_LIVE = 1,
-};
-
-struct btf_module {
+struct bpf_iter_target_info {
 	struct list_head list;
-	struct module *module;
-	struct btf *btf;
-	struct bin_attribute *sysfs_attr;
-	int flags;
+	const struct bpf_iter_reg *reg_info;
+	u32 btf_id;
 };
 
-typedef u64 (*btf_bpf_btf_find_by_name_kind)(char *, int, u32, int);
+struct bpf_iter_link {
+	struct bpf_link link;
+	struct bpf_iter_aux_info aux;
+	struct bpf_iter_target_info *tinfo;
+};
 
-struct bpf_cand_cache {
-	const char *name;
-	u32 name_len;
-	u16 kind;
-	u16 cnt;
-	struct {
-		const struct btf *btf;
-		u32 id;
-	} cands[0];
+struct bpf_iter_priv_data {
+	struct bpf_iter_target_info *tinfo;
+	const struct bpf_iter_seq_info *seq_info;
+	struct bpf_prog *prog;
+	u64 session_id;
+	u64 seq_num;
+	bool done_stop;
+	long: 0;
+	u8 target_private[0];
+};
+
+typedef u64 (*btf_bpf_for_each_map_elem)(struct bpf_map *, void *, void *, u64);
+
+typedef u64 (*btf_bpf_loop)(u32, void *, void *, u64);
+
+struct bpf_iter_seq_task_common {
+	struct pid_namespace *ns;
+	enum bpf_iter_task_type type;
+	u32 pid;
+	u32 pid_visiting;
+};
+
+struct bpf_iter_seq_task_info {
+	struct bpf_iter_seq_task_common common;
+	u32 tid;
+};
+
+struct bpf_iter__task {
+	union {
+		struct bpf_iter_meta *meta;
+	};
+	union {
+		struct task_struct *task;
+	};
+};
+
+struct bpf_iter_seq_task_file_info {
+	struct bpf_iter_seq_task_common common;
+	struct task_struct *task;
+	u32 tid;
+	u32 fd;
+};
+
+struct bpf_iter__task_file {
+	union {
+		struct bpf_iter_meta *meta;
+	};
+	union {
+		struct task_struct *task;
+	};
+	u32 fd;
+	union {
+		struct file *file;
+	};
+};
+
+struct bpf_iter_seq_task_vma_info {
+	struct bpf_iter_seq_task_common common;
+	struct task_struct *task;
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;
+	u32 tid;
+	long unsigned int prev_vm_start;
+	long unsigned int prev_vm_end;
+};
+
+enum bpf_task_vma_iter_find_op {
+	task_vma_iter_first_vma = 0,
+	task_vma_iter_next_vma = 1,
+	task_vma_iter_find_vma = 2,
+};
+
+struct bpf_iter__task_vma {
+	union {
+		struct bpf_iter_meta *meta;
+	};
+	union {
+		struct task_struct *task;
+	};
+	union {
+		struct vm_area_struct *vma;
+	};
+};
+
+typedef u64 (*btf_bpf_find_vma)(struct task_struct *, u64, bpf_callback_t, void *, u64);
+
+struct bpf_lru_node {
+	struct list_head list;
+	u16 cpu;
+	u8 type;
+	u8 ref;
+};
+
+struct bpf_lru_list {
+	struct list_head lists[3];
+	unsigned int counts[2];
+	struct list_head *next_inactive_rotation;
+	raw_spinlock_t lock;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct bpf_lru_locallist {
+	struct list_head lists[2];
+	u16 next_steal;
+	raw_spinlock_t lock;
+};
+
+struct bpf_common_lru {
+	struct bpf_lru_list lru_list;
+	struct bpf_lru_locallist *local_list;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+typedef bool (*del_from_htab_func)(void *, struct bpf_lru_node *);
+
+struct bpf_lru {
+	union {
+		struct bpf_common_lru common_lru;
+		struct bpf_lru_list *percpu_lru;
+	};
+	del_from_htab_func del_from_htab;
+	void *del_arg;
+	unsigned int hash_offset;
+	unsigned int nr_scans;
+	bool percpu;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct bpf_mem_caches;
+
+struct bpf_mem_cache;
+
+struct bpf_mem_alloc {
+	struct bpf_mem_caches *caches;
+	struct bpf_mem_cache *cache;
+	struct work_struct work;
+};
+
+struct bucket {
+	struct hlist_nulls_head head;
+	raw_spinlock_t raw_lock;
+};
+
+struct htab_elem;
+
+struct bpf_htab {
+	struct bpf_map map;
+	struct bpf_mem_alloc ma;
+	struct bpf_mem_alloc pcpu_ma;
+	struct bucket *buckets;
+	void *elems;
+	long: 64;
+	long: 64;
+	union {
+		struct pcpu_freelist freelist;
+		struct bpf_lru lru;
+	};
+	struct htab_elem **extra_elems;
+	struct percpu_counter pcount;
+	atomic_t count;
+	bool use_percpu_counter;
+	u32 n_buckets;
+	u32 elem_size;
+	u32 hashrnd;
+	struct lock_class_key lockdep_key;
+	int *map_locked[8];
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct htab_elem {
+	union {
+		struct hlist_nulls_node hash_node;
+		struct {
+			void *padding;
+			union {
+				struct pcpu_freelist_node fnode;
+				struct htab_elem *batch_flink;
+			};
+		};
+	};
+	union {
+		void *ptr_to_pptr;
+		struct bpf_lru_node lru_node;
+	};
+	u32 hash;
+	long: 0;
+	char key[0];
+};
+
+struct bpf_iter_seq_hash_map_info {
+	struct bpf_map *map;
+	struct bpf_htab *htab;
+	void *percpu_value_buf;
+	u32 bucket_id;
+	u32 skip_elems;
+};
+
+enum bpf_lru_list_type {
+	BPF_LRU_LIST_T_ACTIVE = 0,
+	BPF_LRU_LIST_T_INACTIVE = 1,
+	BPF_LRU_LIST_T_FREE = 2,
+	BPF_LRU_LOCAL_LIST_T_FREE = 3,
+	BPF_LRU_LOCAL_LIST_T_PENDING = 4,
+};
+
+struct bpf_lpm_trie_key_hdr {
+	__u32 prefixlen;
+};
+
+struct bpf_lpm_trie_key_u8 {
+	union {
+		struct bpf_lpm_trie_key_hdr hdr;
+		__u32 prefixlen;
+	};
+	__u8 data[0];
+};
+
+struct lpm_trie_node {
+	struct callback_head rcu;
+	struct lpm_trie_node *child[2];
+	u32 prefixlen;
+	u32 flags;
+	u8 data[0];
+};
+
+struct lpm_trie {
+	struct bpf_map map;
+	struct lpm_trie_node *root;
+	size_t n_entries;
+	size_t max_prefixlen;
+	size_t data_size;
+	spinlock_t lock;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct bpf_queue_stack {
+	struct bpf_map map;
+	raw_spinlock_t lock;
+	u32 head;
+	u32 tail;
+	u32 size;
+	char elements[0];
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+};
+
+struct obj_cgroup;
+
+struct bpf_mem_cache {
+	struct llist_head free_llist;
+	local_t active;
+	struct llist_head free_llist_extra;
+	struct irq_work refill_work;
+	struct obj_cgroup *objcg;
+	int unit_size;
+	int free_cnt;
+	int low_watermark;
+	int high_watermark;
+	int batch;
+	int percpu_size;
+	struct callback_head rcu;
+	struct llist_head free_by_rcu;
+	struct llist_head waiting_for_gp;
+	atomic_t call_rcu_in_progress;
+};
+
+struct bpf_mem_caches {
+	struct bpf_mem_cache cache[11];
+};
+
+struct bpf_dispatcher_prog {
+	struct bpf_prog *prog;
+	refcount_t users;
+};
+
+struct bpf_dispatcher {
+	struct mutex mutex;
+	void *func;
+	struct bpf_dispatcher_prog progs[48];
+	int num_progs;
+	void *image;
+	void *rw_image;
+	u32 image_off;
+	struct bpf_ksym ksym;
+	struct static_call_key *sc_key;
+	void *sc_tramp;
 };
 
 struct bpf_devmap_val {
@@ -61527,11 +60677,6 @@ struct bpf_devmap_val {
 		int fd;
 		__u32 id;
 	} bpf_prog;
-};
-
-enum xdp_buff_flags {
-	XDP_FLAGS_HAS_FRAGS = 1,
-	XDP_FLAGS_FRAGS_PF_MEMALLOC = 2,
 };
 
 struct xdp_dev_bulk_queue {
@@ -61583,8 +60728,6 @@ struct bpf_offload_dev {
 	void *priv;
 };
 
-typedef struct ns_common *ns_get_path_helper_t(void *);
-
 struct bpf_offload_netdev {
 	struct rhash_head l;
 	struct net_device *netdev;
@@ -61604,195 +60747,316 @@ struct ns_get_path_bpf_map_args {
 	struct bpf_map_info *info;
 };
 
-enum bpf_stack_build_id_status {
-	BPF_STACK_BUILD_ID_EMPTY = 0,
-	BPF_STACK_BUILD_ID_VALID = 1,
-	BPF_STACK_BUILD_ID_IP = 2,
+struct reuseport_array {
+	struct bpf_map map;
+	struct sock *ptrs[0];
 };
 
-struct bpf_stack_build_id {
-	__s32 status;
-	unsigned char build_id[20];
-	union {
-		__u64 offset;
-		__u64 ip;
-	};
-};
-
-enum {
-	BPF_F_SKIP_FIELD_MASK = 255,
-	BPF_F_USER_STACK = 256,
-	BPF_F_FAST_STACK_CMP = 512,
-	BPF_F_REUSE_STACKID = 1024,
-	BPF_F_USER_BUILD_ID = 2048,
+struct static_call_tramp_key {
+	s32 tramp;
+	s32 key;
 };
 
 typedef struct {
 	void *lock;
-} class_preempt_t;
+	long unsigned int flags;
+} class_irqsave_t;
 
-enum perf_callchain_context {
-	PERF_CONTEXT_HV = 18446744073709551584ULL,
-	PERF_CONTEXT_KERNEL = 18446744073709551488ULL,
-	PERF_CONTEXT_USER = 18446744073709551104ULL,
-	PERF_CONTEXT_GUEST = 18446744073709549568ULL,
-	PERF_CONTEXT_GUEST_KERNEL = 18446744073709549440ULL,
-	PERF_CONTEXT_GUEST_USER = 18446744073709549056ULL,
-	PERF_CONTEXT_MAX = 18446744073709547521ULL,
+enum perf_event_read_format {
+	PERF_FORMAT_TOTAL_TIME_ENABLED = 1,
+	PERF_FORMAT_TOTAL_TIME_RUNNING = 2,
+	PERF_FORMAT_ID = 4,
+	PERF_FORMAT_GROUP = 8,
+	PERF_FORMAT_LOST = 16,
+	PERF_FORMAT_MAX = 32,
 };
 
-struct stack_map_bucket {
-	struct pcpu_freelist_node fnode;
-	u32 hash;
-	u32 nr;
-	u64 data[0];
+enum perf_event_ioc_flags {
+	PERF_IOC_FLAG_GROUP = 1,
 };
 
-struct bpf_stack_map {
-	struct bpf_map map;
-	void *elems;
-	struct pcpu_freelist freelist;
-	u32 n_buckets;
-	struct stack_map_bucket *buckets[0];
-	long: 64;
-	long: 64;
-	long: 64;
-};
-
-typedef u64 (*btf_bpf_get_stackid)(struct pt_regs *, struct bpf_map *, u64);
-
-typedef u64 (*btf_bpf_get_stackid_pe)(struct bpf_perf_event_data_kern *, struct bpf_map *, u64);
-
-typedef u64 (*btf_bpf_get_stack)(struct pt_regs *, void *, u32, u64);
-
-typedef u64 (*btf_bpf_get_task_stack)(struct task_struct *, void *, u32, u64);
-
-typedef u64 (*btf_bpf_get_stack_pe)(struct bpf_perf_event_data_kern *, void *, u32, u64);
-
-struct bpf_dummy_ops {
-	int (*test_1)(struct bpf_dummy_ops_state *);
-	int (*test_2)(struct bpf_dummy_ops_state *, int, short unsigned int, char, long unsigned int);
-};
-
-enum bpf_struct_ops_state {
-	BPF_STRUCT_OPS_STATE_INIT = 0,
-	BPF_STRUCT_OPS_STATE_INUSE = 1,
-	BPF_STRUCT_OPS_STATE_TOBEFREE = 2,
-};
-
-struct bpf_struct_ops_value {
-	refcount_t refcnt;
-	enum bpf_struct_ops_state state;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	char data[0];
-};
-
-struct bpf_struct_ops_map {
-	struct bpf_map map;
-	struct callback_head rcu;
-	const struct bpf_struct_ops *st_ops;
-	struct mutex lock;
-	struct bpf_link **links;
-	void *image;
-	struct bpf_struct_ops_value *uvalue;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	struct bpf_struct_ops_value kvalue;
-};
-
-struct bpf_struct_ops_bpf_dummy_ops {
-	refcount_t refcnt;
-	enum bpf_struct_ops_state state;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	struct bpf_dummy_ops data;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
-
-struct bpf_struct_ops_tcp_congestion_ops {
-	refcount_t refcnt;
-	enum bpf_struct_ops_state state;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	struct tcp_congestion_ops data;
-};
-
-struct fuse_bpf_ctx {
-	u64 nodeid;
-	u32 opcode;
-	s32 error_in;
-	u32 in_numargs;
-	u32 out_numargs;
-	u32 in_sizes[3];
-	u32 out_sizes[2];
-	struct fuse_args *fa;
-	const void *own;
-	size_t own_size;
-};
-
-struct bpf_struct_ops_fuse_ops {
-	refcount_t refcnt;
-	enum bpf_struct_ops_state state;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	struct fuse_ops data;
+struct perf_ns_link_info {
+	__u64 dev;
+	__u64 ino;
 };
 
 enum {
-	BPF_STRUCT_OPS_TYPE_bpf_dummy_ops = 0,
-	BPF_STRUCT_OPS_TYPE_tcp_congestion_ops = 1,
-	BPF_STRUCT_OPS_TYPE_fuse_ops = 2,
-	__NR_BPF_STRUCT_OPS_TYPE = 3,
+	NET_NS_INDEX = 0,
+	UTS_NS_INDEX = 1,
+	IPC_NS_INDEX = 2,
+	PID_NS_INDEX = 3,
+	USER_NS_INDEX = 4,
+	MNT_NS_INDEX = 5,
+	CGROUP_NS_INDEX = 6,
+	NR_NAMESPACES = 7,
 };
 
-struct callchain_cpus_entries {
+struct swevent_hlist {
+	struct hlist_head heads[256];
 	struct callback_head callback_head;
-	struct perf_callchain_entry *cpu_entries[0];
 };
 
-enum bp_type_idx {
-	TYPE_INST = 0,
-	TYPE_DATA = 0,
-	TYPE_MAX = 1,
+struct pmu_event_list {
+	raw_spinlock_t lock;
+	struct list_head list;
 };
 
-struct bp_slots_histogram {
-	atomic_t count[4];
+struct min_heap {
+	void *data;
+	int nr;
+	int size;
 };
 
-struct bp_cpuinfo {
-	unsigned int cpu_pinned;
-	struct bp_slots_histogram tsk_pinned;
+struct min_heap_callbacks {
+	int elem_size;
+	bool (*less)(const void *, const void *);
+	void (*swp)(void *, void *);
+};
+
+typedef int (*remote_function_f)(void *);
+
+struct remote_function_call {
+	struct task_struct *p;
+	remote_function_f func;
+	void *info;
+	int ret;
+};
+
+typedef void (*event_f)(struct perf_event *, struct perf_cpu_context *, struct perf_event_context *, void *);
+
+struct event_function_struct {
+	struct perf_event *event;
+	event_f func;
+	void *data;
+};
+
+enum event_type_t {
+	EVENT_FLEXIBLE = 1,
+	EVENT_PINNED = 2,
+	EVENT_TIME = 4,
+	EVENT_CPU = 8,
+	EVENT_ALL = 3,
+};
+
+struct __group_key {
+	int cpu;
+	struct cgroup *cgroup;
+};
+
+struct stop_event_data {
+	struct perf_event *event;
+	unsigned int restart;
+};
+
+struct perf_read_data {
+	struct perf_event *event;
+	bool group;
+	int ret;
+};
+
+struct perf_read_event {
+	struct perf_event_header header;
+	u32 pid;
+	u32 tid;
+};
+
+typedef void perf_iterate_f(struct perf_event *, void *);
+
+struct remote_output {
+	struct perf_buffer *rb;
+	int err;
+};
+
+struct perf_task_event {
+	struct task_struct *task;
+	struct perf_event_context *task_ctx;
+	struct {
+		struct perf_event_header header;
+		u32 pid;
+		u32 ppid;
+		u32 tid;
+		u32 ptid;
+		u64 time;
+	} event_id;
+};
+
+struct perf_comm_event {
+	struct task_struct *task;
+	char *comm;
+	int comm_size;
+	struct {
+		struct perf_event_header header;
+		u32 pid;
+		u32 tid;
+	} event_id;
+};
+
+struct perf_namespaces_event {
+	struct task_struct *task;
+	struct {
+		struct perf_event_header header;
+		u32 pid;
+		u32 tid;
+		u64 nr_namespaces;
+		struct perf_ns_link_info link_info[7];
+	} event_id;
+};
+
+struct perf_mmap_event {
+	struct vm_area_struct *vma;
+	const char *file_name;
+	int file_size;
+	int maj;
+	int min;
+	u64 ino;
+	u64 ino_generation;
+	u32 prot;
+	u32 flags;
+	u8 build_id[20];
+	u32 build_id_size;
+	struct {
+		struct perf_event_header header;
+		u32 pid;
+		u32 tid;
+		u64 start;
+		u64 len;
+		u64 pgoff;
+	} event_id;
+};
+
+struct perf_switch_event {
+	struct task_struct *task;
+	struct task_struct *next_prev;
+	struct {
+		struct perf_event_header header;
+		u32 next_prev_pid;
+		u32 next_prev_tid;
+	} event_id;
+};
+
+struct perf_ksymbol_event {
+	const char *name;
+	int name_len;
+	struct {
+		struct perf_event_header header;
+		u64 addr;
+		u32 len;
+		u16 ksym_type;
+		u16 flags;
+	} event_id;
+};
+
+struct perf_bpf_event {
+	struct bpf_prog *prog;
+	struct {
+		struct perf_event_header header;
+		u16 type;
+		u16 flags;
+		u32 id;
+		u8 tag[8];
+	} event_id;
+};
+
+struct perf_text_poke_event {
+	const void *old_bytes;
+	const void *new_bytes;
+	size_t pad;
+	u16 old_len;
+	u16 new_len;
+	struct {
+		struct perf_event_header header;
+		u64 addr;
+	} event_id;
+};
+
+struct swevent_htable {
+	struct swevent_hlist *swevent_hlist;
+	struct mutex hlist_mutex;
+	int hlist_refcount;
+	int recursion[4];
+};
+
+enum perf_probe_config {
+	PERF_PROBE_CONFIG_IS_RETPROBE = 1,
+	PERF_UPROBE_REF_CTR_OFFSET_BITS = 32,
+	PERF_UPROBE_REF_CTR_OFFSET_SHIFT = 32,
+};
+
+enum {
+	IF_ACT_NONE = -1,
+	IF_ACT_FILTER = 0,
+	IF_ACT_START = 1,
+	IF_ACT_STOP = 2,
+	IF_SRC_FILE = 3,
+	IF_SRC_KERNEL = 4,
+	IF_SRC_FILEADDR = 5,
+	IF_SRC_KERNELADDR = 6,
+};
+
+enum {
+	IF_STATE_ACTION = 0,
+	IF_STATE_SOURCE = 1,
+	IF_STATE_END = 2,
+};
+
+struct perf_aux_event {
+	struct perf_event_header header;
+	u64 hw_id;
+};
+
+struct perf_aux_event___2 {
+	struct perf_event_header header;
+	u32 pid;
+	u32 tid;
+};
+
+struct perf_aux_event___3 {
+	struct perf_event_header header;
+	u64 offset;
+	u64 size;
+	u64 flags;
+};
+
+typedef u8 uprobe_opcode_t;
+
+struct uprobe {
+	struct rb_node rb_node;
+	refcount_t ref;
+	struct rw_semaphore register_rwsem;
+	struct rw_semaphore consumer_rwsem;
+	struct list_head pending_list;
+	struct uprobe_consumer *consumers;
+	struct inode *inode;
+	loff_t offset;
+	loff_t ref_ctr_offset;
+	long unsigned int flags;
+	struct arch_uprobe arch;
+};
+
+struct xol_area {
+	wait_queue_head_t wq;
+	atomic_t slot_count;
+	long unsigned int *bitmap;
+	struct vm_special_mapping xol_mapping;
+	struct page *pages[2];
+	long unsigned int vaddr;
+};
+
+struct delayed_uprobe {
+	struct list_head list;
+	struct uprobe *uprobe;
+	struct mm_struct *mm;
+};
+
+struct __uprobe_key {
+	struct inode *inode;
+	loff_t offset;
+};
+
+struct map_info {
+	struct map_info *next;
+	struct mm_struct *mm;
+	long unsigned int vaddr;
 };
 
 struct trace_event_raw_mm_filemap_op_page_cache {
@@ -61841,10 +61105,6 @@ enum behavior {
 	EXCLUSIVE = 0,
 	SHARED = 1,
 	DROP = 2,
-};
-
-enum {
-	XA_CHECK_SCHED = 4096,
 };
 
 struct wb_lock_cookie {
@@ -61924,6 +61184,13 @@ struct xattr {
 	size_t value_len;
 };
 
+struct simple_xattr {
+	struct list_head list;
+	char *name;
+	size_t size;
+	char value[0];
+};
+
 struct shmem_sb_info {
 	long unsigned int max_blocks;
 	struct percpu_counter used_blocks;
@@ -61972,14 +61239,14 @@ struct shmem_options {
 };
 
 enum shmem_param {
-	Opt_gid___3 = 0,
+	Opt_gid___4 = 0,
 	Opt_huge = 1,
-	Opt_mode___2 = 2,
+	Opt_mode___4 = 2,
 	Opt_mpol = 3,
 	Opt_nr_blocks = 4,
 	Opt_nr_inodes = 5,
 	Opt_size = 6,
-	Opt_uid___2 = 7,
+	Opt_uid___3 = 7,
 	Opt_inode32 = 8,
 	Opt_inode64 = 9,
 };
@@ -62100,6 +61367,12 @@ struct pcpu_chunk {
 	int nr_populated;
 	int nr_empty_pop_pages;
 	long unsigned int populated[0];
+};
+
+struct rb_augment_callbacks {
+	void (*propagate)(struct rb_node *, struct rb_node *);
+	void (*copy)(struct rb_node *, struct rb_node *);
+	void (*rotate)(struct rb_node *, struct rb_node *);
 };
 
 struct follow_page_context {
@@ -62234,6 +61507,12 @@ struct swap_iocb {
 	int len;
 };
 
+enum {
+	PERCPU_REF_INIT_ATOMIC = 1,
+	PERCPU_REF_INIT_DEAD = 2,
+	PERCPU_REF_ALLOW_REINIT = 4,
+};
+
 union swap_header {
 	struct {
 		char reserved[4086];
@@ -62258,184 +61537,251 @@ struct swap_extent {
 	sector_t start_block;
 };
 
-struct open_how {
-	__u64 flags;
-	__u64 mode;
-	__u64 resolve;
+enum stat_item {
+	ALLOC_FASTPATH = 0,
+	ALLOC_SLOWPATH = 1,
+	FREE_FASTPATH = 2,
+	FREE_SLOWPATH = 3,
+	FREE_FROZEN = 4,
+	FREE_ADD_PARTIAL = 5,
+	FREE_REMOVE_PARTIAL = 6,
+	ALLOC_FROM_PARTIAL = 7,
+	ALLOC_SLAB = 8,
+	ALLOC_REFILL = 9,
+	ALLOC_NODE_MISMATCH = 10,
+	FREE_SLAB = 11,
+	CPUSLAB_FLUSH = 12,
+	DEACTIVATE_FULL = 13,
+	DEACTIVATE_EMPTY = 14,
+	DEACTIVATE_TO_HEAD = 15,
+	DEACTIVATE_TO_TAIL = 16,
+	DEACTIVATE_REMOTE_FREES = 17,
+	DEACTIVATE_BYPASS = 18,
+	ORDER_FALLBACK = 19,
+	CMPXCHG_DOUBLE_CPU_FAIL = 20,
+	CMPXCHG_DOUBLE_FAIL = 21,
+	CPU_PARTIAL_ALLOC = 22,
+	CPU_PARTIAL_FREE = 23,
+	CPU_PARTIAL_NODE = 24,
+	CPU_PARTIAL_DRAIN = 25,
+	NR_SLUB_STAT_ITEMS = 26,
 };
 
-struct open_flags {
-	int open_flag;
-	umode_t mode;
-	int acc_mode;
-	int intent;
-	int lookup_flags;
+struct partial_context {
+	struct slab **slab;
+	gfp_t flags;
+	unsigned int orig_size;
 };
 
-struct files_stat_struct {
-	long unsigned int nr_files;
-	long unsigned int nr_free_files;
-	long unsigned int max_files;
+struct track {
+	long unsigned int addr;
+	depot_stack_handle_t handle;
+	int cpu;
+	int pid;
+	long unsigned int when;
 };
 
-typedef struct kobject *kobj_probe_t(dev_t, int *, void *);
-
-struct char_device_struct {
-	struct char_device_struct *next;
-	unsigned int major;
-	unsigned int baseminor;
-	int minorct;
-	char name[64];
-	struct cdev *cdev;
+enum track_item {
+	TRACK_ALLOC = 0,
+	TRACK_FREE = 1,
 };
 
-typedef short unsigned int ushort;
-
-struct user_arg_ptr {
-	union {
-		const char * const *native;
-	} ptr;
+struct slub_flush_work {
+	struct work_struct work;
+	struct kmem_cache *s;
+	bool skip;
 };
 
-struct saved {
-	struct path link;
-	struct delayed_call done;
+struct detached_freelist {
+	struct slab *slab;
+	void *tail;
+	void *freelist;
+	int cnt;
+	struct kmem_cache *s;
+};
+
+enum slab_stat_type {
+	SL_ALL = 0,
+	SL_PARTIAL = 1,
+	SL_CPU = 2,
+	SL_OBJECTS = 3,
+	SL_TOTAL = 4,
+};
+
+struct slab_attribute {
+	struct attribute attr;
+	ssize_t (*show)(struct kmem_cache *, char *);
+	ssize_t (*store)(struct kmem_cache *, const char *, size_t);
+};
+
+struct saved_alias {
+	struct kmem_cache *s;
 	const char *name;
-	unsigned int seq;
+	struct saved_alias *next;
 };
 
-struct nameidata {
-	struct path path;
-	struct qstr last;
-	struct path root;
-	struct inode *inode;
-	unsigned int flags;
-	unsigned int state;
-	unsigned int seq;
-	unsigned int next_seq;
-	unsigned int m_seq;
-	unsigned int r_seq;
-	int last_type;
-	unsigned int depth;
-	int total_link_count;
-	struct saved *stack;
-	struct saved internal[2];
-	struct filename *name;
-	struct nameidata *saved;
-	unsigned int root_seq;
-	int dfd;
-	kuid_t dir_uid;
-	umode_t dir_mode;
+enum slab_modes {
+	M_NONE = 0,
+	M_PARTIAL = 1,
+	M_FULL = 2,
+	M_FREE = 3,
+	M_FULL_NOLIST = 4,
 };
 
-enum {
-	LAST_NORM = 0,
-	LAST_ROOT = 1,
-	LAST_DOT = 2,
-	LAST_DOTDOT = 3,
+enum vfs_get_super_keying {
+	vfs_get_single_super = 0,
+	vfs_get_single_reconf_super = 1,
+	vfs_get_keyed_super = 2,
+	vfs_get_independent_super = 3,
 };
 
-enum {
-	WALK_TRAILING = 1,
-	WALK_MORE = 2,
-	WALK_NOFOLLOW = 4,
+struct stat {
+	__kernel_ulong_t st_dev;
+	__kernel_ulong_t st_ino;
+	__kernel_ulong_t st_nlink;
+	unsigned int st_mode;
+	unsigned int st_uid;
+	unsigned int st_gid;
+	unsigned int __pad0;
+	__kernel_ulong_t st_rdev;
+	__kernel_long_t st_size;
+	__kernel_long_t st_blksize;
+	__kernel_long_t st_blocks;
+	__kernel_ulong_t st_atime;
+	__kernel_ulong_t st_atime_nsec;
+	__kernel_ulong_t st_mtime;
+	__kernel_ulong_t st_mtime_nsec;
+	__kernel_ulong_t st_ctime;
+	__kernel_ulong_t st_ctime_nsec;
+	__kernel_long_t __unused[3];
 };
 
-struct linux_dirent64 {
-	u64 d_ino;
-	s64 d_off;
-	short unsigned int d_reclen;
-	unsigned char d_type;
-	char d_name[0];
+struct __old_kernel_stat {
+	short unsigned int st_dev;
+	short unsigned int st_ino;
+	short unsigned int st_mode;
+	short unsigned int st_nlink;
+	short unsigned int st_uid;
+	short unsigned int st_gid;
+	short unsigned int st_rdev;
+	unsigned int st_size;
+	unsigned int st_atime;
+	unsigned int st_mtime;
+	unsigned int st_ctime;
 };
 
-struct old_linux_dirent {
-	long unsigned int d_ino;
-	long unsigned int d_offset;
-	short unsigned int d_namlen;
-	char d_name[1];
+struct f_owner_ex {
+	int type;
+	__kernel_pid_t pid;
 };
 
-struct readdir_callback {
-	struct dir_context ctx;
-	struct old_linux_dirent *dirent;
-	int result;
+struct file_clone_range {
+	__s64 src_fd;
+	__u64 src_offset;
+	__u64 src_length;
+	__u64 dest_offset;
 };
 
-struct linux_dirent {
-	long unsigned int d_ino;
-	long unsigned int d_off;
-	short unsigned int d_reclen;
-	char d_name[1];
+struct fsxattr {
+	__u32 fsx_xflags;
+	__u32 fsx_extsize;
+	__u32 fsx_nextents;
+	__u32 fsx_projid;
+	__u32 fsx_cowextsize;
+	unsigned char fsx_pad[8];
 };
 
-struct getdents_callback {
-	struct dir_context ctx;
-	struct linux_dirent *current_dir;
-	int prev_reclen;
-	int count;
+struct space_resv {
+	__s16 l_type;
+	__s16 l_whence;
+	__s64 l_start;
+	__s64 l_len;
+	__s32 l_sysid;
+	__u32 l_pid;
+	__s32 l_pad[4];
+};
+
+struct fiemap {
+	__u64 fm_start;
+	__u64 fm_length;
+	__u32 fm_flags;
+	__u32 fm_mapped_extents;
+	__u32 fm_extent_count;
+	__u32 fm_reserved;
+	struct fiemap_extent fm_extents[0];
+};
+
+typedef struct {
+	long unsigned int fds_bits[16];
+} __kernel_fd_set;
+
+typedef __kernel_fd_set fd_set;
+
+struct poll_table_entry {
+	struct file *filp;
+	__poll_t key;
+	wait_queue_entry_t wait;
+	wait_queue_head_t *wait_address;
+};
+
+struct poll_table_page;
+
+struct poll_wqueues {
+	poll_table pt;
+	struct poll_table_page *table;
+	struct task_struct *polling_task;
+	int triggered;
 	int error;
+	int inline_index;
+	struct poll_table_entry inline_entries[9];
 };
 
-struct getdents_callback64 {
-	struct dir_context ctx;
-	struct linux_dirent64 *current_dir;
-	int prev_reclen;
-	int count;
-	int error;
+struct poll_table_page {
+	struct poll_table_page *next;
+	struct poll_table_entry *entry;
+	struct poll_table_entry entries[0];
 };
 
-struct dentry_stat_t {
-	long int nr_dentry;
-	long int nr_unused;
-	long int age_limit;
-	long int want_pages;
-	long int nr_negative;
-	long int dummy;
+enum poll_time_type {
+	PT_TIMEVAL = 0,
+	PT_OLD_TIMEVAL = 1,
+	PT_TIMESPEC = 2,
+	PT_OLD_TIMESPEC = 3,
 };
 
-struct external_name {
-	union {
-		atomic_t count;
-		struct callback_head head;
-	} u;
-	unsigned char name[0];
-};
+typedef struct {
+	long unsigned int *in;
+	long unsigned int *out;
+	long unsigned int *ex;
+	long unsigned int *res_in;
+	long unsigned int *res_out;
+	long unsigned int *res_ex;
+} fd_set_bits;
 
-enum d_walk_ret {
-	D_WALK_CONTINUE = 0,
-	D_WALK_QUIT = 1,
-	D_WALK_NORETRY = 2,
-	D_WALK_SKIP = 3,
-};
-
-struct check_mount {
-	struct vfsmount *mnt;
-	unsigned int mounted;
-};
-
-struct select_data {
-	struct dentry *start;
-	union {
-		long int found;
-		struct dentry *victim;
-	};
-	struct list_head dispose;
-};
-
-struct xattr_name {
-	char name[256];
-};
-
-struct xattr_ctx {
-	union {
-		const void *cvalue;
-		void *value;
-	};
-	void *kvalue;
+struct sigset_argpack {
+	sigset_t *p;
 	size_t size;
-	struct xattr_name *kname;
-	unsigned int flags;
+};
+
+struct poll_list {
+	struct poll_list *next;
+	int len;
+	struct pollfd entries[0];
+};
+
+struct inodes_stat_t {
+	long int nr_inodes;
+	long int nr_unused;
+	long int dummy[5];
+};
+
+enum rw_hint {
+	WRITE_LIFE_NOT_SET = 0,
+	WRITE_LIFE_NONE = 1,
+	WRITE_LIFE_SHORT = 2,
+	WRITE_LIFE_MEDIUM = 3,
+	WRITE_LIFE_LONG = 4,
+	WRITE_LIFE_EXTREME = 5,
 };
 
 struct wb_completion {
@@ -62713,20 +62059,24 @@ struct prepend_buffer {
 	int len;
 };
 
-struct ns_get_path_task_args {
-	const struct proc_ns_operations *ns_ops;
-	struct task_struct *task;
+struct fs_pin {
+	wait_queue_head_t wait;
+	int done;
+	struct hlist_node s_list;
+	struct hlist_node m_list;
+	void (*kill)(struct fs_pin *);
 };
 
-enum fsconfig_command {
-	FSCONFIG_SET_FLAG = 0,
-	FSCONFIG_SET_STRING = 1,
-	FSCONFIG_SET_BINARY = 2,
-	FSCONFIG_SET_PATH = 3,
-	FSCONFIG_SET_PATH_EMPTY = 4,
-	FSCONFIG_SET_FD = 5,
-	FSCONFIG_CMD_CREATE = 6,
-	FSCONFIG_CMD_RECONFIGURE = 7,
+enum legacy_fs_param {
+	LEGACY_FS_UNSET_PARAMS = 0,
+	LEGACY_FS_MONOLITHIC_PARAMS = 1,
+	LEGACY_FS_INDIVIDUAL_PARAMS = 2,
+};
+
+struct legacy_fs_context {
+	char *legacy_data;
+	size_t data_size;
+	enum legacy_fs_param param_type;
 };
 
 struct decrypt_bh_ctx {
@@ -62747,11 +62097,6 @@ struct proc_fs_opts {
 	int flag;
 	const char *str;
 };
-
-struct epoll_event {
-	__poll_t events;
-	__u64 data;
-} __attribute__((packed));
 
 struct epoll_filefd {
 	struct file *file;
@@ -63011,46 +62356,13 @@ struct __aio_sigset {
 	size_t sigsetsize;
 };
 
-enum {
-	MBE_REFERENCED_B = 0,
-	MBE_REUSABLE_B = 1,
+struct elf64_note {
+	Elf64_Word n_namesz;
+	Elf64_Word n_descsz;
+	Elf64_Word n_type;
 };
 
-struct mb_cache_entry {
-	struct list_head e_list;
-	struct hlist_bl_node e_hash_list;
-	atomic_t e_refcnt;
-	u32 e_key;
-	long unsigned int e_flags;
-	u64 e_value;
-};
-
-struct mb_cache {
-	struct hlist_bl_head *c_hash;
-	int c_bucket_bits;
-	long unsigned int c_max_entries;
-	spinlock_t c_list_lock;
-	struct list_head c_list;
-	long unsigned int c_entry_count;
-	struct shrinker c_shrink;
-	struct work_struct c_shrink_work;
-};
-
-struct posix_acl_xattr_entry {
-	__le16 e_tag;
-	__le16 e_perm;
-	__le32 e_id;
-};
-
-struct posix_acl_xattr_header {
-	__le32 a_version;
-};
-
-struct iomap_dio_ops {
-	int (*end_io)(struct kiocb *, ssize_t, int, unsigned int);
-	void (*submit_io)(const struct iomap_iter *, struct bio *, loff_t);
-	struct bio_set *bio_set;
-};
+struct arch_elf_state {};
 
 struct iomap_dio {
 	struct kiocb *iocb;
@@ -63142,187 +62454,405 @@ struct fd_data {
 	unsigned int fd;
 };
 
-struct kernfs_global_locks {
-	struct mutex open_file_mutex[16];
+enum netfs_read_trace {
+	netfs_read_trace_expanded = 0,
+	netfs_read_trace_readahead = 1,
+	netfs_read_trace_readpage = 2,
+	netfs_read_trace_write_begin = 3,
 };
 
-struct kernfs_fs_context {
-	struct kernfs_root *root;
-	void *ns_tag;
-	long unsigned int magic;
-	bool new_sb_created;
+struct trace_event_raw_netfs_read {
+	struct trace_entry ent;
+	unsigned int rreq;
+	unsigned int cookie;
+	loff_t start;
+	size_t len;
+	enum netfs_read_trace what;
+	unsigned int netfs_inode;
+	char __data[0];
 };
 
-struct kernfs_open_node {
-	struct callback_head callback_head;
-	atomic_t event;
-	wait_queue_head_t poll;
-	struct list_head files;
-	unsigned int nr_mmapped;
-	unsigned int nr_to_release;
+struct trace_event_raw_netfs_rreq {
+	struct trace_entry ent;
+	unsigned int rreq;
+	unsigned int flags;
+	enum netfs_io_origin origin;
+	enum netfs_rreq_trace what;
+	char __data[0];
 };
 
-struct pts_mount_opts {
-	int setuid;
-	int setgid;
-	kuid_t uid;
-	kgid_t gid;
-	umode_t mode;
-	umode_t ptmxmode;
-	int reserve;
-	int max;
+struct trace_event_raw_netfs_sreq {
+	struct trace_entry ent;
+	unsigned int rreq;
+	short unsigned int index;
+	short int error;
+	short unsigned int flags;
+	enum netfs_io_source source;
+	enum netfs_sreq_trace what;
+	size_t len;
+	size_t transferred;
+	loff_t start;
+	char __data[0];
+};
+
+struct trace_event_raw_netfs_failure {
+	struct trace_entry ent;
+	unsigned int rreq;
+	short int index;
+	short int error;
+	short unsigned int flags;
+	enum netfs_io_source source;
+	enum netfs_failure what;
+	size_t len;
+	size_t transferred;
+	loff_t start;
+	char __data[0];
+};
+
+struct trace_event_raw_netfs_rreq_ref {
+	struct trace_entry ent;
+	unsigned int rreq;
+	int ref;
+	enum netfs_rreq_ref_trace what;
+	char __data[0];
+};
+
+struct trace_event_raw_netfs_sreq_ref {
+	struct trace_entry ent;
+	unsigned int rreq;
+	unsigned int subreq;
+	int ref;
+	enum netfs_sreq_ref_trace what;
+	char __data[0];
+};
+
+struct trace_event_data_offsets_netfs_read {};
+
+struct trace_event_data_offsets_netfs_rreq {};
+
+struct trace_event_data_offsets_netfs_sreq {};
+
+struct trace_event_data_offsets_netfs_failure {};
+
+struct trace_event_data_offsets_netfs_rreq_ref {};
+
+struct trace_event_data_offsets_netfs_sreq_ref {};
+
+typedef void (*btf_trace_netfs_read)(void *, struct netfs_io_request *, loff_t, size_t, enum netfs_read_trace);
+
+typedef void (*btf_trace_netfs_rreq)(void *, struct netfs_io_request *, enum netfs_rreq_trace);
+
+typedef void (*btf_trace_netfs_sreq)(void *, struct netfs_io_subrequest *, enum netfs_sreq_trace);
+
+typedef void (*btf_trace_netfs_failure)(void *, struct netfs_io_request *, struct netfs_io_subrequest *, int, enum netfs_failure);
+
+typedef void (*btf_trace_netfs_rreq_ref)(void *, unsigned int, int, enum netfs_rreq_ref_trace);
+
+typedef void (*btf_trace_netfs_sreq_ref)(void *, unsigned int, unsigned int, int, enum netfs_sreq_ref_trace);
+
+struct ext4_system_zone {
+	struct rb_node node;
+	ext4_fsblk_t start_blk;
+	unsigned int count;
+	u32 ino;
+};
+
+struct pending_reservation {
+	struct rb_node rb_node;
+	ext4_lblk_t lclu;
+};
+
+struct rsvd_count {
+	int ndelonly;
+	bool first_do_lblk_found;
+	ext4_lblk_t first_do_lblk;
+	ext4_lblk_t last_do_lblk;
+	struct extent_status *left_es;
+	bool partial;
+	ext4_lblk_t lclu;
+};
+
+struct fsmap {
+	__u32 fmr_device;
+	__u32 fmr_flags;
+	__u64 fmr_physical;
+	__u64 fmr_owner;
+	__u64 fmr_offset;
+	__u64 fmr_length;
+	__u64 fmr_reserved[3];
+};
+
+struct ext4_fsmap_head {
+	uint32_t fmh_iflags;
+	uint32_t fmh_oflags;
+	unsigned int fmh_count;
+	unsigned int fmh_entries;
+	struct ext4_fsmap fmh_keys[2];
+};
+
+typedef int (*ext4_fsmap_format_t)(struct ext4_fsmap *, void *);
+
+typedef int (*ext4_mballoc_query_range_fn)(struct super_block *, ext4_group_t, ext4_grpblk_t, ext4_grpblk_t, void *);
+
+struct ext4_getfsmap_info {
+	struct ext4_fsmap_head *gfi_head;
+	ext4_fsmap_format_t gfi_formatter;
+	void *gfi_format_arg;
+	ext4_fsblk_t gfi_next_fsblk;
+	u32 gfi_dev;
+	ext4_group_t gfi_agno;
+	struct ext4_fsmap gfi_low;
+	struct ext4_fsmap gfi_high;
+	struct ext4_fsmap gfi_lastfree;
+	struct list_head gfi_meta_list;
+	bool gfi_last;
+};
+
+struct ext4_getfsmap_dev {
+	int (*gfd_fn)(struct super_block *, struct ext4_fsmap *, struct ext4_getfsmap_info *);
+	u32 gfd_dev;
+};
+
+typedef struct {
+	__le32 *p;
+	__le32 key;
+	struct buffer_head *bh;
+} Indirect;
+
+struct ext4_filename {
+	const struct qstr *usr_fname;
+	struct fscrypt_str disk_name;
+	struct dx_hash_info hinfo;
+};
+
+struct ext4_xattr_entry {
+	__u8 e_name_len;
+	__u8 e_name_index;
+	__le16 e_value_offs;
+	__le32 e_value_inum;
+	__le32 e_value_size;
+	__le32 e_hash;
+	char e_name[0];
+};
+
+struct ext4_xattr_info {
+	const char *name;
+	const void *value;
+	size_t value_len;
+	int name_index;
+	int in_inode;
+};
+
+struct ext4_xattr_search {
+	struct ext4_xattr_entry *first;
+	void *base;
+	void *end;
+	struct ext4_xattr_entry *here;
+	int not_found;
+};
+
+struct ext4_xattr_ibody_find {
+	struct ext4_xattr_search s;
+	struct ext4_iloc iloc;
+};
+
+struct fstrim_range {
+	__u64 start;
+	__u64 len;
+	__u64 minlen;
+};
+
+struct ext4_new_group_input {
+	__u32 group;
+	__u64 block_bitmap;
+	__u64 inode_bitmap;
+	__u64 inode_table;
+	__u32 blocks_count;
+	__u16 reserved_blocks;
+	__u16 unused;
+};
+
+struct ext4_new_group_data {
+	__u32 group;
+	__u64 block_bitmap;
+	__u64 inode_bitmap;
+	__u64 inode_table;
+	__u32 blocks_count;
+	__u16 reserved_blocks;
+	__u16 mdata_blocks;
+	__u32 free_clusters_count;
+};
+
+struct fsuuid {
+	__u32 fsu_len;
+	__u32 fsu_flags;
+	__u8 fsu_uuid[0];
+};
+
+struct move_extent {
+	__u32 reserved;
+	__u32 donor_fd;
+	__u64 orig_start;
+	__u64 donor_start;
+	__u64 len;
+	__u64 moved_len;
+};
+
+struct fsmap_head {
+	__u32 fmh_iflags;
+	__u32 fmh_oflags;
+	__u32 fmh_count;
+	__u32 fmh_entries;
+	__u64 fmh_reserved[6];
+	struct fsmap fmh_keys[2];
+	struct fsmap fmh_recs[0];
+};
+
+typedef void ext4_update_sb_callback(struct ext4_super_block *, const void *);
+
+struct getfsmap_info {
+	struct super_block *gi_sb;
+	struct fsmap_head *gi_data;
+	unsigned int gi_idx;
+	__u32 gi_last_flags;
+};
+
+enum blk_default_limits {
+	BLK_MAX_SEGMENTS = 128,
+	BLK_SAFE_MAX_SECTORS = 255,
+	BLK_MAX_SEGMENT_SIZE = 65536,
+	BLK_SEG_BOUNDARY_MASK = 4294967295,
+};
+
+struct ext4_free_data {
+	struct list_head efd_list;
+	struct rb_node efd_node;
+	ext4_group_t efd_group;
+	ext4_grpblk_t efd_start_cluster;
+	ext4_grpblk_t efd_count;
+	tid_t efd_tid;
 };
 
 enum {
-	Opt_uid___3 = 0,
-	Opt_gid___4 = 1,
-	Opt_mode___3 = 2,
-	Opt_ptmxmode = 3,
-	Opt_newinstance = 4,
-	Opt_max = 5,
-	Opt_err___5 = 6,
+	MB_INODE_PA = 0,
+	MB_GROUP_PA = 1,
 };
 
-struct pts_fs_info {
-	struct ida allocated_ptys;
-	struct pts_mount_opts mount_opts;
-	struct super_block *sb;
-	struct dentry *ptmx_dentry;
+struct ext4_buddy {
+	struct folio *bd_buddy_folio;
+	void *bd_buddy;
+	struct folio *bd_bitmap_folio;
+	void *bd_bitmap;
+	struct ext4_group_info *bd_info;
+	struct super_block *bd_sb;
+	__u16 bd_blkbits;
+	ext4_group_t bd_group;
 };
 
-struct fname;
-
-struct dir_private_info {
-	struct rb_root root;
-	struct rb_node *curr_node;
-	struct fname *extra_fname;
-	loff_t last_pos;
-	__u32 curr_hash;
-	__u32 curr_minor_hash;
-	__u32 next_hash;
+struct sg {
+	struct ext4_group_info info;
+	ext4_grpblk_t counters[18];
 };
 
-struct fname {
-	__u32 hash;
-	__u32 minor_hash;
-	struct rb_node rb_hash;
-	struct fname *next;
-	__u32 inode;
-	__u8 name_len;
-	__u8 file_type;
-	char name[0];
+struct fscrypt_name {
+	const struct qstr *usr_fname;
+	struct fscrypt_str disk_name;
+	u32 hash;
+	u32 minor_hash;
+	struct fscrypt_str crypto_buf;
+	bool is_nokey_name;
 };
 
-enum SHIFT_DIRECTION {
-	SHIFT_LEFT = 0,
-	SHIFT_RIGHT = 1,
+struct ext4_dir_entry {
+	__le32 inode;
+	__le16 rec_len;
+	__le16 name_len;
+	char name[255];
 };
 
-struct ext4_io_end_vec {
-	struct list_head list;
-	loff_t offset;
-	ssize_t size;
+struct ext4_dir_entry_tail {
+	__le32 det_reserved_zero1;
+	__le16 det_rec_len;
+	__u8 det_reserved_zero2;
+	__u8 det_reserved_ft;
+	__le32 det_checksum;
 };
 
-struct ext4_io_end {
-	struct list_head list;
-	handle_t *handle;
+typedef enum {
+	EITHER = 0,
+	INDEX = 1,
+	DIRENT = 2,
+	DIRENT_HTREE = 3,
+} dirblock_type_t;
+
+struct fake_dirent {
+	__le32 inode;
+	__le16 rec_len;
+	u8 name_len;
+	u8 file_type;
+};
+
+struct dx_countlimit {
+	__le16 limit;
+	__le16 count;
+};
+
+struct dx_entry {
+	__le32 hash;
+	__le32 block;
+};
+
+struct dx_root_info {
+	__le32 reserved_zero;
+	u8 hash_version;
+	u8 info_length;
+	u8 indirect_levels;
+	u8 unused_flags;
+};
+
+struct dx_root {
+	struct fake_dirent dot;
+	char dot_name[4];
+	struct fake_dirent dotdot;
+	char dotdot_name[4];
+	struct dx_root_info info;
+	struct dx_entry entries[0];
+};
+
+struct dx_node {
+	struct fake_dirent fake;
+	struct dx_entry entries[0];
+};
+
+struct dx_frame {
+	struct buffer_head *bh;
+	struct dx_entry *entries;
+	struct dx_entry *at;
+};
+
+struct dx_map_entry {
+	u32 hash;
+	u16 offs;
+	u16 size;
+};
+
+struct dx_tail {
+	u32 dt_reserved;
+	__le32 dt_checksum;
+};
+
+struct ext4_renament {
+	struct inode *dir;
+	struct dentry *dentry;
 	struct inode *inode;
-	struct bio *bio;
-	unsigned int flag;
-	refcount_t count;
-	struct list_head list_vec;
-};
-
-typedef struct ext4_io_end ext4_io_end_t;
-
-struct ext4_extent_tail {
-	__le32 et_checksum;
-};
-
-struct ext4_extent_idx {
-	__le32 ei_block;
-	__le32 ei_leaf_lo;
-	__le16 ei_leaf_hi;
-	__u16 ei_unused;
-};
-
-struct ext4_extent_header {
-	__le16 eh_magic;
-	__le16 eh_entries;
-	__le16 eh_max;
-	__le16 eh_depth;
-	__le32 eh_generation;
-};
-
-struct ext4_ext_path {
-	ext4_fsblk_t p_block;
-	__u16 p_depth;
-	__u16 p_maxdepth;
-	struct ext4_extent *p_ext;
-	struct ext4_extent_idx *p_idx;
-	struct ext4_extent_header *p_hdr;
-	struct buffer_head *p_bh;
-};
-
-typedef __kernel_mode_t mode_t;
-
-struct orlov_stats {
-	__u64 free_clusters;
-	__u32 free_inodes;
-	__u32 used_dirs;
-};
-
-typedef short unsigned int __kernel_uid16_t;
-
-typedef short unsigned int __kernel_gid16_t;
-
-typedef __kernel_uid16_t uid16_t;
-
-typedef __kernel_gid16_t gid16_t;
-
-struct ext4_io_submit {
-	struct writeback_control *io_wbc;
-	struct bio *io_bio;
-	ext4_io_end_t *io_end;
-	sector_t io_next_block;
-};
-
-struct ext4_xattr_inode_array {
-	unsigned int count;
-	struct inode *inodes[0];
-};
-
-struct mpage_da_data {
-	struct inode *inode;
-	struct writeback_control *wbc;
-	long unsigned int first_page;
-	long unsigned int next_page;
-	long unsigned int last_page;
-	struct ext4_map_blocks map;
-	struct ext4_io_submit io_submit;
-	unsigned int do_map: 1;
-	unsigned int scanned_until_end: 1;
-};
-
-struct migrate_struct {
-	ext4_lblk_t first_block;
-	ext4_lblk_t last_block;
-	ext4_lblk_t curr_block;
-	ext4_fsblk_t first_pblock;
-	ext4_fsblk_t last_pblock;
-};
-
-struct mmp_struct {
-	__le32 mmp_magic;
-	__le32 mmp_seq;
-	__le64 mmp_time;
-	char mmp_nodename[64];
-	char mmp_bdevname[32];
-	__le16 mmp_check_interval;
-	__le16 mmp_pad1;
-	__le32 mmp_pad2[226];
-	__le32 mmp_checksum;
+	bool is_dir;
+	int dir_nlink_delta;
+	struct buffer_head *bh;
+	struct ext4_dir_entry_2 *de;
+	int inlined;
+	struct buffer_head *dir_bh;
+	struct ext4_dir_entry_2 *parent_de;
+	int dir_inlined;
 };
 
 enum {
@@ -63396,150 +62926,238 @@ struct ext4_xattr_block_find {
 	struct buffer_head *bh;
 };
 
-struct ext4_fc_tl {
-	__le16 fc_tag;
-	__le16 fc_len;
+struct ext4_orphan_block_tail {
+	__le32 ob_magic;
+	__le32 ob_checksum;
 };
 
-struct ext4_fc_head {
-	__le32 fc_features;
-	__le32 fc_tid;
+enum shrink_type {
+	SHRINK_DESTROY = 0,
+	SHRINK_BUSY_STOP = 1,
+	SHRINK_BUSY_SKIP = 2,
 };
 
-struct ext4_fc_add_range {
-	__le32 fc_ino;
-	__u8 fc_ex[12];
+struct trace_event_raw_jbd2_checkpoint {
+	struct trace_entry ent;
+	dev_t dev;
+	int result;
+	char __data[0];
 };
 
-struct ext4_fc_del_range {
-	__le32 fc_ino;
-	__le32 fc_lblk;
-	__le32 fc_len;
+struct trace_event_raw_jbd2_commit {
+	struct trace_entry ent;
+	dev_t dev;
+	char sync_commit;
+	tid_t transaction;
+	char __data[0];
 };
 
-struct ext4_fc_dentry_info {
-	__le32 fc_parent_ino;
-	__le32 fc_ino;
-	__u8 fc_dname[0];
+struct trace_event_raw_jbd2_end_commit {
+	struct trace_entry ent;
+	dev_t dev;
+	char sync_commit;
+	tid_t transaction;
+	tid_t head;
+	char __data[0];
 };
 
-struct ext4_fc_inode {
-	__le32 fc_ino;
-	__u8 fc_raw_inode[0];
+struct trace_event_raw_jbd2_submit_inode_data {
+	struct trace_entry ent;
+	dev_t dev;
+	ino_t ino;
+	char __data[0];
 };
 
-struct ext4_fc_tail {
-	__le32 fc_tid;
-	__le32 fc_crc;
+struct trace_event_raw_jbd2_handle_start_class {
+	struct trace_entry ent;
+	dev_t dev;
+	tid_t tid;
+	unsigned int type;
+	unsigned int line_no;
+	int requested_blocks;
+	char __data[0];
 };
 
-enum {
-	EXT4_FC_STATUS_OK = 0,
-	EXT4_FC_STATUS_INELIGIBLE = 1,
-	EXT4_FC_STATUS_SKIPPED = 2,
-	EXT4_FC_STATUS_FAILED = 3,
+struct trace_event_raw_jbd2_handle_extend {
+	struct trace_entry ent;
+	dev_t dev;
+	tid_t tid;
+	unsigned int type;
+	unsigned int line_no;
+	int buffer_credits;
+	int requested_blocks;
+	char __data[0];
 };
 
-struct ext4_fc_dentry_update {
-	int fcd_op;
-	int fcd_parent;
-	int fcd_ino;
-	struct qstr fcd_name;
-	unsigned char fcd_iname[32];
-	struct list_head fcd_list;
-	struct list_head fcd_dilist;
+struct trace_event_raw_jbd2_handle_stats {
+	struct trace_entry ent;
+	dev_t dev;
+	tid_t tid;
+	unsigned int type;
+	unsigned int line_no;
+	int interval;
+	int sync;
+	int requested_blocks;
+	int dirtied_blocks;
+	char __data[0];
 };
 
-struct __track_dentry_update_args {
-	struct dentry *dentry;
-	int op;
+struct trace_event_raw_jbd2_run_stats {
+	struct trace_entry ent;
+	dev_t dev;
+	tid_t tid;
+	long unsigned int wait;
+	long unsigned int request_delay;
+	long unsigned int running;
+	long unsigned int locked;
+	long unsigned int flushing;
+	long unsigned int logging;
+	__u32 handle_count;
+	__u32 blocks;
+	__u32 blocks_logged;
+	char __data[0];
 };
 
-struct __track_range_args {
-	ext4_lblk_t start;
-	ext4_lblk_t end;
+struct trace_event_raw_jbd2_checkpoint_stats {
+	struct trace_entry ent;
+	dev_t dev;
+	tid_t tid;
+	long unsigned int chp_time;
+	__u32 forced_to_close;
+	__u32 written;
+	__u32 dropped;
+	char __data[0];
 };
 
-struct dentry_info_args {
-	int parent_ino;
-	int dname_len;
-	int ino;
-	int inode_len;
-	char *dname;
+struct trace_event_raw_jbd2_update_log_tail {
+	struct trace_entry ent;
+	dev_t dev;
+	tid_t tail_sequence;
+	tid_t first_tid;
+	long unsigned int block_nr;
+	long unsigned int freed;
+	char __data[0];
 };
 
-struct ext4_fc_tl_mem {
-	u16 fc_tag;
-	u16 fc_len;
+struct trace_event_raw_jbd2_write_superblock {
+	struct trace_entry ent;
+	dev_t dev;
+	blk_opf_t write_flags;
+	char __data[0];
 };
 
-struct commit_header {
-	__be32 h_magic;
-	__be32 h_blocktype;
-	__be32 h_sequence;
-	unsigned char h_chksum_type;
-	unsigned char h_chksum_size;
-	unsigned char h_padding[2];
-	__be32 h_chksum[8];
-	__be64 h_commit_sec;
-	__be32 h_commit_nsec;
+struct trace_event_raw_jbd2_lock_buffer_stall {
+	struct trace_entry ent;
+	dev_t dev;
+	long unsigned int stall_ms;
+	char __data[0];
 };
 
-struct journal_block_tag3_s {
-	__be32 t_blocknr;
-	__be32 t_flags;
-	__be32 t_blocknr_high;
-	__be32 t_checksum;
+struct trace_event_raw_jbd2_journal_shrink {
+	struct trace_entry ent;
+	dev_t dev;
+	long unsigned int nr_to_scan;
+	long unsigned int count;
+	char __data[0];
 };
 
-typedef struct journal_block_tag3_s journal_block_tag3_t;
-
-struct journal_block_tag_s {
-	__be32 t_blocknr;
-	__be16 t_checksum;
-	__be16 t_flags;
-	__be32 t_blocknr_high;
+struct trace_event_raw_jbd2_shrink_scan_exit {
+	struct trace_entry ent;
+	dev_t dev;
+	long unsigned int nr_to_scan;
+	long unsigned int nr_shrunk;
+	long unsigned int count;
+	char __data[0];
 };
 
-typedef struct journal_block_tag_s journal_block_tag_t;
-
-struct jbd2_journal_revoke_header_s {
-	journal_header_t r_header;
-	__be32 r_count;
+struct trace_event_raw_jbd2_shrink_checkpoint_list {
+	struct trace_entry ent;
+	dev_t dev;
+	tid_t first_tid;
+	tid_t tid;
+	tid_t last_tid;
+	long unsigned int nr_freed;
+	tid_t next_tid;
+	char __data[0];
 };
 
-typedef struct jbd2_journal_revoke_header_s jbd2_journal_revoke_header_t;
+struct trace_event_data_offsets_jbd2_checkpoint {};
 
-struct recovery_info {
-	tid_t start_transaction;
-	tid_t end_transaction;
-	int nr_replays;
-	int nr_revokes;
-	int nr_revoke_hits;
-};
+struct trace_event_data_offsets_jbd2_commit {};
 
-struct jbd2_revoke_table_s {
-	int hash_size;
-	int hash_shift;
-	struct list_head *hash_table;
-};
+struct trace_event_data_offsets_jbd2_end_commit {};
 
-struct jbd2_revoke_record_s {
-	struct list_head hash;
-	tid_t sequence;
-	long long unsigned int blocknr;
-};
+struct trace_event_data_offsets_jbd2_submit_inode_data {};
 
-struct ramfs_mount_opts {
-	umode_t mode;
-};
+struct trace_event_data_offsets_jbd2_handle_start_class {};
 
-struct ramfs_fs_info {
-	struct ramfs_mount_opts mount_opts;
-};
+struct trace_event_data_offsets_jbd2_handle_extend {};
 
-enum ramfs_param {
-	Opt_mode___4 = 0,
+struct trace_event_data_offsets_jbd2_handle_stats {};
+
+struct trace_event_data_offsets_jbd2_run_stats {};
+
+struct trace_event_data_offsets_jbd2_checkpoint_stats {};
+
+struct trace_event_data_offsets_jbd2_update_log_tail {};
+
+struct trace_event_data_offsets_jbd2_write_superblock {};
+
+struct trace_event_data_offsets_jbd2_lock_buffer_stall {};
+
+struct trace_event_data_offsets_jbd2_journal_shrink {};
+
+struct trace_event_data_offsets_jbd2_shrink_scan_exit {};
+
+struct trace_event_data_offsets_jbd2_shrink_checkpoint_list {};
+
+typedef void (*btf_trace_jbd2_checkpoint)(void *, journal_t *, int);
+
+typedef void (*btf_trace_jbd2_start_commit)(void *, journal_t *, transaction_t *);
+
+typedef void (*btf_trace_jbd2_commit_locking)(void *, journal_t *, transaction_t *);
+
+typedef void (*btf_trace_jbd2_commit_flushing)(void *, journal_t *, transaction_t *);
+
+typedef void (*btf_trace_jbd2_commit_logging)(void *, journal_t *, transaction_t *);
+
+typedef void (*btf_trace_jbd2_drop_transaction)(void *, journal_t *, transaction_t *);
+
+typedef void (*btf_trace_jbd2_end_commit)(void *, journal_t *, transaction_t *);
+
+typedef void (*btf_trace_jbd2_submit_inode_data)(void *, struct inode *);
+
+typedef void (*btf_trace_jbd2_handle_start)(void *, dev_t, tid_t, unsigned int, unsigned int, int);
+
+typedef void (*btf_trace_jbd2_handle_restart)(void *, dev_t, tid_t, unsigned int, unsigned int, int);
+
+typedef void (*btf_trace_jbd2_handle_extend)(void *, dev_t, tid_t, unsigned int, unsigned int, int, int);
+
+typedef void (*btf_trace_jbd2_handle_stats)(void *, dev_t, tid_t, unsigned int, unsigned int, int, int, int, int);
+
+typedef void (*btf_trace_jbd2_run_stats)(void *, dev_t, tid_t, struct transaction_run_stats_s *);
+
+typedef void (*btf_trace_jbd2_checkpoint_stats)(void *, dev_t, tid_t, struct transaction_chp_stats_s *);
+
+typedef void (*btf_trace_jbd2_update_log_tail)(void *, journal_t *, tid_t, long unsigned int, long unsigned int);
+
+typedef void (*btf_trace_jbd2_write_superblock)(void *, journal_t *, blk_opf_t);
+
+typedef void (*btf_trace_jbd2_lock_buffer_stall)(void *, dev_t, long unsigned int);
+
+typedef void (*btf_trace_jbd2_shrink_count)(void *, journal_t *, long unsigned int, long unsigned int);
+
+typedef void (*btf_trace_jbd2_shrink_scan_enter)(void *, journal_t *, long unsigned int, long unsigned int);
+
+typedef void (*btf_trace_jbd2_shrink_scan_exit)(void *, journal_t *, long unsigned int, long unsigned int, long unsigned int);
+
+typedef void (*btf_trace_jbd2_shrink_checkpoint_list)(void *, journal_t *, tid_t, tid_t, tid_t, long unsigned int, tid_t);
+
+struct jbd2_stats_proc_session {
+	journal_t *journal;
+	struct transaction_stats_s *stats;
+	int start;
+	int max;
 };
 
 struct getdents_callback___2 {
@@ -63550,14 +63168,138 @@ struct getdents_callback___2 {
 	int sequence;
 };
 
-struct fuse_secctx {
+enum fuse_notify_code {
+	FUSE_NOTIFY_POLL = 1,
+	FUSE_NOTIFY_INVAL_INODE = 2,
+	FUSE_NOTIFY_INVAL_ENTRY = 3,
+	FUSE_NOTIFY_STORE = 4,
+	FUSE_NOTIFY_RETRIEVE = 5,
+	FUSE_NOTIFY_DELETE = 6,
+	FUSE_NOTIFY_CODE_MAX = 7,
+};
+
+struct fuse_batch_forget_in {
+	uint32_t count;
+	uint32_t dummy;
+};
+
+struct fuse_interrupt_in {
+	uint64_t unique;
+};
+
+struct fuse_in_header {
+	uint32_t len;
+	uint32_t opcode;
+	uint64_t unique;
+	uint64_t nodeid;
+	uint32_t uid;
+	uint32_t gid;
+	uint32_t pid;
+	uint16_t total_extlen;
+	union {
+		uint16_t padding;
+		int16_t error_in;
+	};
+};
+
+struct fuse_out_header {
+	uint32_t len;
+	int32_t error;
+	uint64_t unique;
+};
+
+struct fuse_notify_inval_inode_out {
+	uint64_t ino;
+	int64_t off;
+	int64_t len;
+};
+
+struct fuse_notify_inval_entry_out {
+	uint64_t parent;
+	uint32_t namelen;
+	uint32_t flags;
+};
+
+struct fuse_notify_delete_out {
+	uint64_t parent;
+	uint64_t child;
+	uint32_t namelen;
+	uint32_t padding;
+};
+
+struct fuse_notify_store_out {
+	uint64_t nodeid;
+	uint64_t offset;
 	uint32_t size;
 	uint32_t padding;
 };
 
-struct fuse_secctx_header {
+struct fuse_notify_retrieve_out {
+	uint64_t notify_unique;
+	uint64_t nodeid;
+	uint64_t offset;
 	uint32_t size;
-	uint32_t nr_secctx;
+	uint32_t padding;
+};
+
+struct fuse_notify_retrieve_in {
+	uint64_t dummy1;
+	uint64_t offset;
+	uint32_t size;
+	uint32_t dummy2;
+	uint64_t dummy3;
+	uint64_t dummy4;
+};
+
+enum fuse_req_flag {
+	FR_ISREPLY = 0,
+	FR_FORCE = 1,
+	FR_BACKGROUND = 2,
+	FR_WAITING = 3,
+	FR_ABORTED = 4,
+	FR_INTERRUPTED = 5,
+	FR_LOCKED = 6,
+	FR_PENDING = 7,
+	FR_SENT = 8,
+	FR_FINISHED = 9,
+	FR_PRIVATE = 10,
+	FR_ASYNC = 11,
+};
+
+struct fuse_req {
+	struct list_head list;
+	struct list_head intr_entry;
+	struct fuse_args *args;
+	refcount_t count;
+	long unsigned int flags;
+	struct {
+		struct fuse_in_header h;
+	} in;
+	struct {
+		struct fuse_out_header h;
+	} out;
+	wait_queue_head_t waitq;
+	struct fuse_mount *fm;
+};
+
+struct fuse_copy_state {
+	int write;
+	struct fuse_req *req;
+	struct iov_iter *iter;
+	struct pipe_buffer *pipebufs;
+	struct pipe_buffer *currbuf;
+	struct pipe_inode_info *pipe;
+	long unsigned int nr_segs;
+	struct page *pg;
+	unsigned int len;
+	unsigned int offset;
+	unsigned int move_pages: 1;
+	unsigned int via_ioctl: 1;
+};
+
+struct fuse_retrieve_args {
+	struct fuse_args_pages ap;
+	struct fuse_notify_retrieve_in inarg;
 };
 
 struct fuse_init_in {
@@ -63601,7 +63343,7 @@ enum {
 	OPT_ROOTMODE = 3,
 	OPT_USER_ID = 4,
 	OPT_GROUP_ID = 5,
-	OPT_DEFAULT_PERMISSIONS___2 = 6,
+	OPT_DEFAULT_PERMISSIONS = 6,
 	OPT_ALLOW_OTHER = 7,
 	OPT_MAX_READ = 8,
 	OPT_BLKSIZE = 9,
@@ -63609,7 +63351,7 @@ enum {
 	OPT_NO_DAEMON = 11,
 	OPT_ROOT_BPF = 12,
 	OPT_STACK_DEPTH = 13,
-	OPT_ERR___2 = 14,
+	OPT_ERR = 14,
 };
 
 struct fuse_inode_handle {
@@ -63667,76 +63409,97 @@ struct fuse_bpf_filter {
 
 typedef int (*fuse_bpf_op_t)(struct fuse_bpf_ctx *);
 
-struct cuse_init_in {
-	uint32_t major;
-	uint32_t minor;
-	uint32_t unused;
-	uint32_t flags;
+enum ovl_entry_flag {
+	OVL_E_UPPER_ALIAS = 0,
+	OVL_E_OPAQUE = 1,
+	OVL_E_CONNECTED = 2,
 };
 
-struct cuse_init_out {
-	uint32_t major;
-	uint32_t minor;
-	uint32_t unused;
-	uint32_t flags;
-	uint32_t max_read;
-	uint32_t max_write;
-	uint32_t dev_major;
-	uint32_t dev_minor;
-	uint32_t spare[10];
+enum {
+	OPT_LOWERDIR = 0,
+	OPT_UPPERDIR = 1,
+	OPT_WORKDIR = 2,
+	OPT_DEFAULT_PERMISSIONS___2 = 3,
+	OPT_REDIRECT_DIR = 4,
+	OPT_INDEX_ON = 5,
+	OPT_INDEX_OFF = 6,
+	OPT_UUID_ON = 7,
+	OPT_UUID_OFF = 8,
+	OPT_NFS_EXPORT_ON = 9,
+	OPT_USERXATTR = 10,
+	OPT_NFS_EXPORT_OFF = 11,
+	OPT_XINO_ON = 12,
+	OPT_XINO_OFF = 13,
+	OPT_XINO_AUTO = 14,
+	OPT_METACOPY_ON = 15,
+	OPT_METACOPY_OFF = 16,
+	OPT_VOLATILE = 17,
+	OPT_ERR___2 = 18,
 };
 
-struct cuse_conn {
-	struct list_head list;
-	struct fuse_mount fm;
-	struct fuse_conn fc;
-	struct cdev *cdev;
-	struct device *dev;
-	bool unrestricted_ioctl;
+struct ovl_aio_req {
+	struct kiocb iocb;
+	refcount_t ref;
+	struct kiocb *orig_iocb;
 };
 
-struct cuse_devinfo {
-	const char *name;
+enum ovl_copyop {
+	OVL_COPY = 0,
+	OVL_CLONE = 1,
+	OVL_DEDUPE = 2,
 };
 
-struct cuse_init_args {
-	struct fuse_args_pages ap;
-	struct cuse_init_in in;
-	struct cuse_init_out out;
-	struct page *page;
-	struct fuse_page_desc desc;
+struct ovl_dir_cache {
+	long int refcount;
+	u64 version;
+	struct list_head entries;
+	struct rb_root root;
 };
 
-struct ovl_lookup_data {
-	struct super_block *sb;
-	struct vfsmount *mnt;
-	struct qstr name;
-	bool is_dir;
-	bool opaque;
-	bool stop;
-	bool last;
-	char *redirect;
-	bool metacopy;
+struct ovl_cache_entry {
+	unsigned int len;
+	unsigned int type;
+	u64 real_ino;
+	u64 ino;
+	struct list_head l_node;
+	struct rb_node node;
+	struct ovl_cache_entry *next_maybe_whiteout;
+	bool is_upper;
+	bool is_whiteout;
+	char name[0];
 };
 
-struct ovl_copy_up_ctx {
-	struct dentry *parent;
+struct ovl_readdir_data {
+	struct dir_context ctx;
 	struct dentry *dentry;
-	struct path lowerpath;
-	struct kstat stat;
-	struct kstat pstat;
-	const char *link;
-	struct dentry *destdir;
-	struct qstr destname;
-	struct dentry *workdir;
-	bool origin;
-	bool indexed;
-	bool metacopy;
+	bool is_lowest;
+	struct rb_root *root;
+	struct list_head *list;
+	struct list_head middle;
+	struct ovl_cache_entry *first_maybe_whiteout;
+	int count;
+	int err;
+	bool is_upper;
+	bool d_type_supported;
 };
 
-struct ovl_cu_creds {
-	const struct cred *old;
-	struct cred *new;
+struct ovl_dir_file {
+	bool is_real;
+	bool is_upper;
+	struct ovl_dir_cache *cache;
+	struct list_head *cursor;
+	struct file *realfile;
+	struct file *upperfile;
+};
+
+struct ovl_readdir_translate {
+	struct dir_context *orig_ctx;
+	struct ovl_dir_cache *cache;
+	struct dir_context ctx;
+	u64 parent_ino;
+	int fsid;
+	int xinobits;
+	bool xinowarn;
 };
 
 struct dotl_openflag_map {
@@ -63749,690 +63512,1241 @@ struct dotl_iattr_map {
 	int p9_iattr_valid;
 };
 
-struct ipc_proc_iface {
-	const char *path;
-	const char *header;
-	int ids;
-	int (*show)(struct seq_file *, void *);
+struct msg_msgseg;
+
+struct msg_msg {
+	struct list_head m_list;
+	long int m_type;
+	size_t m_ts;
+	struct msg_msgseg *next;
+	void *security;
 };
 
-struct ipc_proc_iter {
-	struct ipc_namespace *ns;
-	struct pid_namespace *pid_ns;
-	struct ipc_proc_iface *iface;
+struct msg_msgseg {
+	struct msg_msgseg *next;
 };
 
-struct sem;
+typedef int __kernel_ipc_pid_t;
 
-struct sem_queue;
-
-struct sem_undo;
-
-struct semid_ds {
-	struct ipc_perm sem_perm;
-	__kernel_old_time_t sem_otime;
-	__kernel_old_time_t sem_ctime;
-	struct sem *sem_base;
-	struct sem_queue *sem_pending;
-	struct sem_queue **sem_pending_last;
-	struct sem_undo *undo;
-	short unsigned int sem_nsems;
+struct msgbuf {
+	__kernel_long_t mtype;
+	char mtext[1];
 };
 
-struct sem {
-	int semval;
-	struct pid *sempid;
-	spinlock_t lock;
-	struct list_head pending_alter;
-	struct list_head pending_const;
-	time64_t sem_otime;
+struct msg;
+
+struct msqid_ds {
+	struct ipc_perm msg_perm;
+	struct msg *msg_first;
+	struct msg *msg_last;
+	__kernel_old_time_t msg_stime;
+	__kernel_old_time_t msg_rtime;
+	__kernel_old_time_t msg_ctime;
+	long unsigned int msg_lcbytes;
+	long unsigned int msg_lqbytes;
+	short unsigned int msg_cbytes;
+	short unsigned int msg_qnum;
+	short unsigned int msg_qbytes;
+	__kernel_ipc_pid_t msg_lspid;
+	__kernel_ipc_pid_t msg_lrpid;
 };
 
-struct sembuf;
+struct msqid64_ds {
+	struct ipc64_perm msg_perm;
+	long int msg_stime;
+	long int msg_rtime;
+	long int msg_ctime;
+	long unsigned int msg_cbytes;
+	long unsigned int msg_qnum;
+	long unsigned int msg_qbytes;
+	__kernel_pid_t msg_lspid;
+	__kernel_pid_t msg_lrpid;
+	long unsigned int __unused4;
+	long unsigned int __unused5;
+};
 
-struct sem_queue {
+struct msginfo {
+	int msgpool;
+	int msgmap;
+	int msgmax;
+	int msgmnb;
+	int msgmni;
+	int msgssz;
+	int msgtql;
+	short unsigned int msgseg;
+};
+
+struct msg_queue {
+	struct kern_ipc_perm q_perm;
+	time64_t q_stime;
+	time64_t q_rtime;
+	time64_t q_ctime;
+	long unsigned int q_cbytes;
+	long unsigned int q_qnum;
+	long unsigned int q_qbytes;
+	struct pid *q_lspid;
+	struct pid *q_lrpid;
+	struct list_head q_messages;
+	struct list_head q_receivers;
+	struct list_head q_senders;
+	long: 64;
+	long: 64;
+};
+
+struct msg_receiver {
+	struct list_head r_list;
+	struct task_struct *r_tsk;
+	int r_mode;
+	long int r_msgtype;
+	long int r_maxsize;
+	struct msg_msg *r_msg;
+};
+
+struct msg_sender {
 	struct list_head list;
-	struct task_struct *sleeper;
-	struct sem_undo *undo;
-	struct pid *pid;
-	int status;
-	struct sembuf *sops;
-	struct sembuf *blocking;
-	int nsops;
-	bool alter;
-	bool dupsop;
+	struct task_struct *tsk;
+	size_t msgsz;
 };
 
-struct sem_undo {
-	struct list_head list_proc;
-	struct callback_head rcu;
-	struct sem_undo_list *ulp;
-	struct list_head list_id;
-	int semid;
-	short int *semadj;
+struct shmid_ds {
+	struct ipc_perm shm_perm;
+	int shm_segsz;
+	__kernel_old_time_t shm_atime;
+	__kernel_old_time_t shm_dtime;
+	__kernel_old_time_t shm_ctime;
+	__kernel_ipc_pid_t shm_cpid;
+	__kernel_ipc_pid_t shm_lpid;
+	short unsigned int shm_nattch;
+	short unsigned int shm_unused;
+	void *shm_unused2;
+	void *shm_unused3;
 };
 
-struct semid64_ds {
-	struct ipc64_perm sem_perm;
-	__kernel_long_t sem_otime;
-	__kernel_ulong_t __unused1;
-	__kernel_long_t sem_ctime;
-	__kernel_ulong_t __unused2;
-	__kernel_ulong_t sem_nsems;
-	__kernel_ulong_t __unused3;
-	__kernel_ulong_t __unused4;
+struct shmid64_ds {
+	struct ipc64_perm shm_perm;
+	__kernel_size_t shm_segsz;
+	long int shm_atime;
+	long int shm_dtime;
+	long int shm_ctime;
+	__kernel_pid_t shm_cpid;
+	__kernel_pid_t shm_lpid;
+	long unsigned int shm_nattch;
+	long unsigned int __unused4;
+	long unsigned int __unused5;
 };
 
-struct sembuf {
-	short unsigned int sem_num;
-	short int sem_op;
-	short int sem_flg;
+struct shminfo64 {
+	long unsigned int shmmax;
+	long unsigned int shmmin;
+	long unsigned int shmmni;
+	long unsigned int shmseg;
+	long unsigned int shmall;
+	long unsigned int __unused1;
+	long unsigned int __unused2;
+	long unsigned int __unused3;
+	long unsigned int __unused4;
 };
 
-struct seminfo {
-	int semmap;
-	int semmni;
-	int semmns;
-	int semmnu;
-	int semmsl;
-	int semopm;
-	int semume;
-	int semusz;
-	int semvmx;
-	int semaem;
+struct shminfo {
+	int shmmax;
+	int shmmin;
+	int shmmni;
+	int shmseg;
+	int shmall;
 };
 
-struct sem_undo_list {
-	refcount_t refcnt;
-	spinlock_t lock;
-	struct list_head list_proc;
+struct shm_info {
+	int used_ids;
+	__kernel_ulong_t shm_tot;
+	__kernel_ulong_t shm_rss;
+	__kernel_ulong_t shm_swp;
+	__kernel_ulong_t swap_attempts;
+	__kernel_ulong_t swap_successes;
 };
 
-struct sem_array {
-	struct kern_ipc_perm sem_perm;
-	time64_t sem_ctime;
-	struct list_head pending_alter;
-	struct list_head pending_const;
-	struct list_head list_id;
-	int sem_nsems;
-	int complex_count;
-	unsigned int use_global_lock;
+struct shmid_kernel {
+	struct kern_ipc_perm shm_perm;
+	struct file *shm_file;
+	long unsigned int shm_nattch;
+	long unsigned int shm_segsz;
+	time64_t shm_atim;
+	time64_t shm_dtim;
+	time64_t shm_ctim;
+	struct pid *shm_cprid;
+	struct pid *shm_lprid;
+	struct ucounts *mlock_ucounts;
+	struct task_struct *shm_creator;
+	struct list_head shm_clist;
+	struct ipc_namespace *ns;
 	long: 64;
 	long: 64;
 	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	struct sem sems[0];
 };
 
-enum {
-	CRYPTO_MSG_ALG_REQUEST = 0,
-	CRYPTO_MSG_ALG_REGISTER = 1,
-	CRYPTO_MSG_ALG_LOADED = 2,
+struct shm_file_data {
+	int id;
+	struct ipc_namespace *ns;
+	struct file *file;
+	const struct vm_operations_struct *vm_ops;
+};
+
+struct vfs_cap_data {
+	__le32 magic_etc;
+	struct {
+		__le32 permitted;
+		__le32 inheritable;
+	} data[2];
+};
+
+struct vfs_ns_cap_data {
+	__le32 magic_etc;
+	struct {
+		__le32 permitted;
+		__le32 inheritable;
+	} data[2];
+	__le32 rootid;
+};
+
+struct cpu_vfs_cap_data {
+	__u32 magic_etc;
+	kernel_cap_t permitted;
+	kernel_cap_t inheritable;
+	kuid_t rootid;
 };
 
 struct crypto_cipher {
 	struct crypto_tfm base;
 };
 
-struct crypto_comp {
-	struct crypto_tfm base;
+struct rtattr {
+	short unsigned int rta_len;
+	short unsigned int rta_type;
 };
 
-struct scatter_walk {
-	struct scatterlist *sg;
-	unsigned int offset;
+struct crypto_queue {
+	struct list_head list;
+	struct list_head *backlog;
+	unsigned int qlen;
+	unsigned int max_qlen;
 };
 
-struct shash_instance {
-	void (*free)(struct shash_instance *);
+struct crypto_attr_alg {
+	char name[128];
+};
+
+struct crypto_attr_type {
+	u32 type;
+	u32 mask;
+};
+
+enum {
+	CRYPTOA_UNSPEC = 0,
+	CRYPTOA_ALG = 1,
+	CRYPTOA_TYPE = 2,
+	__CRYPTOA_MAX = 3,
+};
+
+struct hash_alg_common {
+	unsigned int digestsize;
+	unsigned int statesize;
+	struct crypto_alg base;
+};
+
+struct ahash_alg {
+	int (*init)(struct ahash_request *);
+	int (*update)(struct ahash_request *);
+	int (*final)(struct ahash_request *);
+	int (*finup)(struct ahash_request *);
+	int (*digest)(struct ahash_request *);
+	int (*export)(struct ahash_request *, void *);
+	int (*import)(struct ahash_request *, const void *);
+	int (*setkey)(struct crypto_ahash *, const u8 *, unsigned int);
+	int (*init_tfm)(struct crypto_ahash *);
+	void (*exit_tfm)(struct crypto_ahash *);
+	struct hash_alg_common halg;
+};
+
+struct ahash_instance {
+	void (*free)(struct ahash_instance *);
 	union {
 		struct {
-			char head[96];
+			char head[88];
 			struct crypto_instance base;
 		} s;
-		struct shash_alg alg;
+		struct ahash_alg alg;
 	};
 };
 
-struct crypto_shash_spawn {
+struct crypto_ahash_spawn {
 	struct crypto_spawn base;
 };
 
-struct blk_integrity_profile;
-
-struct blk_integrity {
-	const struct blk_integrity_profile *profile;
-	unsigned char flags;
-	unsigned char tuple_size;
-	unsigned char interval_exp;
-	unsigned char tag_size;
+struct ahash_request_priv {
+	crypto_completion_t complete;
+	void *data;
+	u8 *result;
+	u32 flags;
+	void *ubuf[0];
 };
 
-struct blk_integrity_iter;
-
-typedef blk_status_t integrity_processing_fn(struct blk_integrity_iter *);
-
-typedef void integrity_prepare_fn(struct request *);
-
-typedef void integrity_complete_fn(struct request *, unsigned int);
-
-struct blk_integrity_profile {
-	integrity_processing_fn *generate_fn;
-	integrity_processing_fn *verify_fn;
-	integrity_prepare_fn *prepare_fn;
-	integrity_complete_fn *complete_fn;
-	const char *name;
+struct chksum_ctx {
+	u32 key;
 };
 
-struct blk_integrity_iter {
-	void *prot_buf;
-	void *data_buf;
-	sector_t seed;
-	unsigned int data_size;
-	short unsigned int interval;
-	unsigned char tuple_size;
-	const char *disk_name;
-};
-
-struct bdev_inode {
-	struct block_device bdev;
-	struct inode vfs_inode;
-};
-
-struct bio_alloc_cache {
-	struct bio *free_list;
-	unsigned int nr;
-};
-
-struct biovec_slab {
-	int nr_vecs;
-	char *name;
-	struct kmem_cache *slab;
-};
-
-struct bio_slab {
-	struct kmem_cache *slab;
-	unsigned int slab_ref;
-	unsigned int slab_size;
-	char name[12];
-};
-
-struct queue_sysfs_entry {
-	struct attribute attr;
-	ssize_t (*show)(struct request_queue *, char *);
-	ssize_t (*store)(struct request_queue *, const char *, size_t);
+struct chksum_desc_ctx {
+	u32 crc;
 };
 
 enum {
-	REQ_FSEQ_PREFLUSH = 1,
-	REQ_FSEQ_DATA = 2,
-	REQ_FSEQ_POSTFLUSH = 4,
-	REQ_FSEQ_DONE = 8,
-	REQ_FSEQ_ACTIONS = 7,
-	FLUSH_PENDING_TIMEOUT = 1250,
+	DIO_SHOULD_DIRTY = 1,
+	DIO_IS_SYNC = 2,
 };
 
-enum bio_merge_status {
-	BIO_MERGE_OK = 0,
-	BIO_MERGE_NONE = 1,
-	BIO_MERGE_FAILED = 2,
-};
-
-struct sbq_wait {
-	struct sbitmap_queue *sbq;
-	struct wait_queue_entry wait;
-};
-
-struct bt_iter_data {
-	struct blk_mq_hw_ctx *hctx;
-	struct request_queue *q;
-	busy_tag_iter_fn *fn;
-	void *data;
-	bool reserved;
-};
-
-struct bt_tags_iter_data {
-	struct blk_mq_tags *tags;
-	busy_tag_iter_fn *fn;
-	void *data;
-	unsigned int flags;
-};
-
-struct blk_queue_stats {
-	struct list_head callbacks;
-	spinlock_t lock;
-	int accounting;
-};
-
-struct blk_mq_hw_ctx_sysfs_entry {
-	struct attribute attr;
-	ssize_t (*show)(struct blk_mq_hw_ctx *, char *);
-	ssize_t (*store)(struct blk_mq_hw_ctx *, const char *, size_t);
-};
-
-struct hd_geometry {
-	unsigned char heads;
-	unsigned char sectors;
-	short unsigned int cylinders;
-	long unsigned int start;
-};
-
-struct blkpg_ioctl_arg {
-	int op;
-	int flags;
-	int datalen;
-	void *data;
-};
-
-struct blkpg_partition {
-	long long int start;
-	long long int length;
-	int pno;
-	char devname[64];
-	char volname[64];
-};
-
-struct pr_reservation {
-	__u64 key;
-	__u32 type;
-	__u32 flags;
-};
-
-struct pr_registration {
-	__u64 old_key;
-	__u64 new_key;
-	__u32 flags;
-	__u32 __pad;
-};
-
-struct pr_preempt {
-	__u64 old_key;
-	__u64 new_key;
-	__u32 type;
-	__u32 flags;
-};
-
-struct pr_clear {
-	__u64 key;
-	__u32 flags;
-	__u32 __pad;
-};
-
-enum {
-	IOPRIO_WHO_PROCESS = 1,
-	IOPRIO_WHO_PGRP = 2,
-	IOPRIO_WHO_USER = 3,
-};
-
-struct fat_boot_sector {
-	__u8 ignored[3];
-	__u8 system_id[8];
-	__u8 sector_size[2];
-	__u8 sec_per_clus;
-	__le16 reserved;
-	__u8 fats;
-	__u8 dir_entries[2];
-	__u8 sectors[2];
-	__u8 media;
-	__le16 fat_length;
-	__le16 secs_track;
-	__le16 heads;
-	__le32 hidden;
-	__le32 total_sect;
+struct blkdev_dio {
 	union {
-		struct {
-			__u8 drive_number;
-			__u8 state;
-			__u8 signature;
-			__u8 vol_id[4];
-			__u8 vol_label[11];
-			__u8 fs_type[8];
-		} fat16;
-		struct {
-			__le32 length;
-			__le16 flags;
-			__u8 version[2];
-			__le32 root_cluster;
-			__le16 info_sector;
-			__le16 backup_boot;
-			__le16 reserved2[6];
-			__u8 drive_number;
-			__u8 state;
-			__u8 signature;
-			__u8 vol_id[4];
-			__u8 vol_label[11];
-			__u8 fs_type[8];
-		} fat32;
+		struct kiocb *iocb;
+		struct task_struct *waiter;
 	};
+	size_t size;
+	atomic_t ref;
+	unsigned int flags;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
+	struct bio bio;
+	long: 64;
+	long: 64;
+	long: 64;
+	long: 64;
 };
 
-struct msdos_partition {
-	u8 boot_ind;
-	u8 head;
-	u8 sector;
-	u8 cyl;
-	u8 sys_ind;
-	u8 end_head;
-	u8 end_sector;
-	u8 end_cyl;
-	__le32 start_sect;
-	__le32 nr_sects;
+enum rpm_status {
+	RPM_INVALID = -1,
+	RPM_ACTIVE = 0,
+	RPM_RESUMING = 1,
+	RPM_SUSPENDED = 2,
+	RPM_SUSPENDING = 3,
 };
 
-enum msdos_sys_ind {
-	DOS_EXTENDED_PARTITION = 5,
-	LINUX_EXTENDED_PARTITION = 133,
-	WIN98_EXTENDED_PARTITION = 15,
-	LINUX_DATA_PARTITION = 131,
-	LINUX_LVM_PARTITION = 142,
-	LINUX_RAID_PARTITION = 253,
-	SOLARIS_X86_PARTITION = 130,
-	NEW_SOLARIS_X86_PARTITION = 191,
-	DM6_AUX1PARTITION = 81,
-	DM6_AUX3PARTITION = 83,
-	DM6_PARTITION = 84,
-	EZD_PARTITION = 85,
-	FREEBSD_PARTITION = 165,
-	OPENBSD_PARTITION = 166,
-	NETBSD_PARTITION = 169,
-	BSDI_PARTITION = 183,
-	MINIX_PARTITION = 129,
-	UNIXWARE_PARTITION = 99,
+struct blk_plug_cb;
+
+typedef void (*blk_plug_cb_fn)(struct blk_plug_cb *, bool);
+
+struct blk_plug_cb {
+	struct list_head list;
+	blk_plug_cb_fn callback;
+	void *data;
 };
 
-struct rq_wait {
-	wait_queue_head_t wait;
-	atomic_t inflight;
-};
-
-struct rq_depth {
-	unsigned int max_depth;
-	int scale_step;
-	bool scaled_max;
-	unsigned int queue_depth;
-	unsigned int default_depth;
-};
-
-typedef bool acquire_inflight_cb_t(struct rq_wait *, void *);
-
-typedef void cleanup_cb_t(struct rq_wait *, void *);
-
-struct rq_qos_wait_data {
-	struct wait_queue_entry wq;
-	struct task_struct *task;
-	struct rq_wait *rqw;
-	acquire_inflight_cb_t *cb;
-	void *private_data;
-	bool got_token;
-};
-
-struct blk_ia_range_sysfs_entry {
-	struct attribute attr;
-	ssize_t (*show)(struct blk_independent_access_range *, char *);
-};
-
-struct trace_event_raw_kyber_latency {
+struct trace_event_raw_block_buffer {
 	struct trace_entry ent;
 	dev_t dev;
-	char domain[16];
-	char type[8];
-	u8 percentile;
-	u8 numerator;
-	u8 denominator;
-	unsigned int samples;
+	sector_t sector;
+	size_t size;
 	char __data[0];
 };
 
-struct trace_event_raw_kyber_adjust {
+struct trace_event_raw_block_rq_requeue {
 	struct trace_entry ent;
 	dev_t dev;
-	char domain[16];
-	unsigned int depth;
+	sector_t sector;
+	unsigned int nr_sector;
+	char rwbs[8];
+	u32 __data_loc_cmd;
 	char __data[0];
 };
 
-struct trace_event_raw_kyber_throttled {
+struct trace_event_raw_block_rq_completion {
 	struct trace_entry ent;
 	dev_t dev;
-	char domain[16];
+	sector_t sector;
+	unsigned int nr_sector;
+	int error;
+	char rwbs[8];
+	u32 __data_loc_cmd;
 	char __data[0];
 };
 
-struct trace_event_data_offsets_kyber_latency {};
-
-struct trace_event_data_offsets_kyber_adjust {};
-
-struct trace_event_data_offsets_kyber_throttled {};
-
-typedef void (*btf_trace_kyber_latency)(void *, dev_t, const char *, const char *, unsigned int, unsigned int, unsigned int, unsigned int);
-
-typedef void (*btf_trace_kyber_adjust)(void *, dev_t, const char *, unsigned int);
-
-typedef void (*btf_trace_kyber_throttled)(void *, dev_t, const char *);
-
-enum {
-	KYBER_READ = 0,
-	KYBER_WRITE = 1,
-	KYBER_DISCARD = 2,
-	KYBER_OTHER = 3,
-	KYBER_NUM_DOMAINS = 4,
-};
-
-enum {
-	KYBER_ASYNC_PERCENT = 75,
-};
-
-enum {
-	KYBER_LATENCY_SHIFT = 2,
-	KYBER_GOOD_BUCKETS = 4,
-	KYBER_LATENCY_BUCKETS = 8,
-};
-
-enum {
-	KYBER_TOTAL_LATENCY = 0,
-	KYBER_IO_LATENCY = 1,
-};
-
-struct kyber_cpu_latency {
-	atomic_t buckets[48];
-};
-
-struct kyber_ctx_queue {
-	spinlock_t lock;
-	struct list_head rq_list[4];
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-};
-
-struct kyber_queue_data {
-	struct request_queue *q;
+struct trace_event_raw_block_rq {
+	struct trace_entry ent;
 	dev_t dev;
-	struct sbitmap_queue domain_tokens[4];
-	unsigned int async_depth;
-	struct kyber_cpu_latency *cpu_latency;
-	struct timer_list timer;
-	unsigned int latency_buckets[48];
-	long unsigned int latency_timeout[3];
-	int domain_p99[3];
-	u64 latency_targets[3];
+	sector_t sector;
+	unsigned int nr_sector;
+	unsigned int bytes;
+	char rwbs[8];
+	char comm[16];
+	u32 __data_loc_cmd;
+	char __data[0];
 };
 
-struct kyber_hctx_data {
-	spinlock_t lock;
-	struct list_head rqs[4];
-	unsigned int cur_domain;
-	unsigned int batching;
-	struct kyber_ctx_queue *kcqs;
-	struct sbitmap kcq_map[4];
-	struct sbq_wait domain_wait[4];
-	struct sbq_wait_state *domain_ws[4];
-	atomic_t wait_index[4];
+struct trace_event_raw_block_bio_complete {
+	struct trace_entry ent;
+	dev_t dev;
+	sector_t sector;
+	unsigned int nr_sector;
+	int error;
+	char rwbs[8];
+	char __data[0];
 };
 
-struct flush_kcq_data {
-	struct kyber_hctx_data *khd;
-	unsigned int sched_domain;
+struct trace_event_raw_block_bio {
+	struct trace_entry ent;
+	dev_t dev;
+	sector_t sector;
+	unsigned int nr_sector;
+	char rwbs[8];
+	char comm[16];
+	char __data[0];
+};
+
+struct trace_event_raw_block_plug {
+	struct trace_entry ent;
+	char comm[16];
+	char __data[0];
+};
+
+struct trace_event_raw_block_unplug {
+	struct trace_entry ent;
+	int nr_rq;
+	char comm[16];
+	char __data[0];
+};
+
+struct trace_event_raw_block_split {
+	struct trace_entry ent;
+	dev_t dev;
+	sector_t sector;
+	sector_t new_sector;
+	char rwbs[8];
+	char comm[16];
+	char __data[0];
+};
+
+struct trace_event_raw_block_bio_remap {
+	struct trace_entry ent;
+	dev_t dev;
+	sector_t sector;
+	unsigned int nr_sector;
+	dev_t old_dev;
+	sector_t old_sector;
+	char rwbs[8];
+	char __data[0];
+};
+
+struct trace_event_raw_block_rq_remap {
+	struct trace_entry ent;
+	dev_t dev;
+	sector_t sector;
+	unsigned int nr_sector;
+	dev_t old_dev;
+	sector_t old_sector;
+	unsigned int nr_bios;
+	char rwbs[8];
+	char __data[0];
+};
+
+struct trace_event_data_offsets_block_buffer {};
+
+struct trace_event_data_offsets_block_rq_requeue {
+	u32 cmd;
+};
+
+struct trace_event_data_offsets_block_rq_completion {
+	u32 cmd;
+};
+
+struct trace_event_data_offsets_block_rq {
+	u32 cmd;
+};
+
+struct trace_event_data_offsets_block_bio_complete {};
+
+struct trace_event_data_offsets_block_bio {};
+
+struct trace_event_data_offsets_block_plug {};
+
+struct trace_event_data_offsets_block_unplug {};
+
+struct trace_event_data_offsets_block_split {};
+
+struct trace_event_data_offsets_block_bio_remap {};
+
+struct trace_event_data_offsets_block_rq_remap {};
+
+typedef void (*btf_trace_block_touch_buffer)(void *, struct buffer_head *);
+
+typedef void (*btf_trace_block_dirty_buffer)(void *, struct buffer_head *);
+
+typedef void (*btf_trace_block_rq_requeue)(void *, struct request *);
+
+typedef void (*btf_trace_block_rq_complete)(void *, struct request *, blk_status_t, unsigned int);
+
+typedef void (*btf_trace_block_rq_error)(void *, struct request *, blk_status_t, unsigned int);
+
+typedef void (*btf_trace_block_rq_insert)(void *, struct request *);
+
+typedef void (*btf_trace_block_rq_issue)(void *, struct request *);
+
+typedef void (*btf_trace_block_rq_merge)(void *, struct request *);
+
+typedef void (*btf_trace_block_bio_complete)(void *, struct request_queue *, struct bio *);
+
+typedef void (*btf_trace_block_bio_bounce)(void *, struct bio *);
+
+typedef void (*btf_trace_block_bio_backmerge)(void *, struct bio *);
+
+typedef void (*btf_trace_block_bio_frontmerge)(void *, struct bio *);
+
+typedef void (*btf_trace_block_bio_queue)(void *, struct bio *);
+
+typedef void (*btf_trace_block_getrq)(void *, struct bio *);
+
+typedef void (*btf_trace_block_plug)(void *, struct request_queue *);
+
+typedef void (*btf_trace_block_unplug)(void *, struct request_queue *, unsigned int, bool);
+
+typedef void (*btf_trace_block_split)(void *, struct bio *, unsigned int);
+
+typedef void (*btf_trace_block_bio_remap)(void *, struct bio *, dev_t, sector_t);
+
+typedef void (*btf_trace_block_rq_remap)(void *, struct request *, dev_t, sector_t);
+
+struct rq_map_data {
+	struct page **pages;
+	long unsigned int offset;
+	short unsigned int page_order;
+	short unsigned int nr_entries;
+	bool null_mapped;
+	bool from_user;
+};
+
+struct bio_map_data {
+	bool is_our_pages: 1;
+	bool is_null_mapped: 1;
+	struct iov_iter iter;
+	struct iovec iov[0];
+};
+
+struct mq_inflight {
+	struct block_device *part;
+	unsigned int inflight[2];
+};
+
+struct blk_rq_wait {
+	struct completion done;
+	blk_status_t ret;
+};
+
+struct blk_expired_data {
+	bool has_timedout_rq;
+	long unsigned int next;
+	long unsigned int timeout_start;
+};
+
+struct flush_busy_ctx_data {
+	struct blk_mq_hw_ctx *hctx;
 	struct list_head *list;
 };
 
-struct io_xattr {
-	struct file *file;
-	struct xattr_ctx ctx;
-	struct filename *filename;
+struct dispatch_rq_data {
+	struct blk_mq_hw_ctx *hctx;
+	struct request *rq;
 };
 
-struct io_rename {
-	struct file *file;
-	int old_dfd;
-	int new_dfd;
-	struct filename *oldpath;
-	struct filename *newpath;
-	int flags;
+enum prep_dispatch {
+	PREP_DISPATCH_OK = 0,
+	PREP_DISPATCH_NO_TAG = 1,
+	PREP_DISPATCH_NO_BUDGET = 2,
 };
 
-struct io_unlink {
-	struct file *file;
-	int dfd;
-	int flags;
-	struct filename *filename;
+struct rq_iter_data {
+	struct blk_mq_hw_ctx *hctx;
+	bool has_rq;
 };
 
-struct io_mkdir {
-	struct file *file;
-	int dfd;
-	umode_t mode;
-	struct filename *filename;
+struct blk_mq_qe_pair {
+	struct list_head node;
+	struct request_queue *q;
+	struct elevator_type *type;
 };
 
-struct io_link {
-	struct file *file;
-	int old_dfd;
-	int new_dfd;
-	struct filename *oldpath;
-	struct filename *newpath;
-	int flags;
+enum {
+	GENHD_FL_REMOVABLE = 1,
+	GENHD_FL_HIDDEN = 2,
+	GENHD_FL_NO_PART = 4,
 };
 
-struct io_splice {
-	struct file *file_out;
-	loff_t off_out;
-	loff_t off_in;
-	u64 len;
-	int splice_fd_in;
+struct badblocks {
+	struct device *dev;
+	int count;
+	int unacked_exist;
+	int shift;
+	u64 *page;
+	int changed;
+	seqlock_t lock;
+	sector_t sector;
+	sector_t size;
+};
+
+struct blk_major_name {
+	struct blk_major_name *next;
+	int major;
+	char name[16];
+	void (*probe)(dev_t);
+};
+
+struct _gpt_header {
+	__le64 signature;
+	__le32 revision;
+	__le32 header_size;
+	__le32 header_crc32;
+	__le32 reserved1;
+	__le64 my_lba;
+	__le64 alternate_lba;
+	__le64 first_usable_lba;
+	__le64 last_usable_lba;
+	efi_guid_t disk_guid;
+	__le64 partition_entry_lba;
+	__le32 num_partition_entries;
+	__le32 sizeof_partition_entry;
+	__le32 partition_entry_array_crc32;
+} __attribute__((packed));
+
+typedef struct _gpt_header gpt_header;
+
+struct _gpt_entry_attributes {
+	u64 required_to_function: 1;
+	u64 reserved: 47;
+	u64 type_guid_specific: 16;
+};
+
+typedef struct _gpt_entry_attributes gpt_entry_attributes;
+
+struct _gpt_entry {
+	efi_guid_t partition_type_guid;
+	efi_guid_t unique_partition_guid;
+	__le64 starting_lba;
+	__le64 ending_lba;
+	gpt_entry_attributes attributes;
+	__le16 partition_name[36];
+};
+
+typedef struct _gpt_entry gpt_entry;
+
+struct _gpt_mbr_record {
+	u8 boot_indicator;
+	u8 start_head;
+	u8 start_sector;
+	u8 start_track;
+	u8 os_type;
+	u8 end_head;
+	u8 end_sector;
+	u8 end_track;
+	__le32 starting_lba;
+	__le32 size_in_lba;
+};
+
+typedef struct _gpt_mbr_record gpt_mbr_record;
+
+struct _legacy_mbr {
+	u8 boot_code[440];
+	__le32 unique_mbr_signature;
+	__le16 unknown;
+	gpt_mbr_record partition_record[4];
+	__le16 signature;
+} __attribute__((packed));
+
+typedef struct _legacy_mbr legacy_mbr;
+
+struct disk_events {
+	struct list_head node;
+	struct gendisk *disk;
+	spinlock_t lock;
+	struct mutex block_mutex;
+	int block;
+	unsigned int pending;
+	unsigned int clearing;
+	long int poll_msecs;
+	struct delayed_work dwork;
+};
+
+enum dd_data_dir {
+	DD_READ = 0,
+	DD_WRITE = 1,
+};
+
+enum {
+	DD_DIR_COUNT = 2,
+};
+
+enum dd_prio {
+	DD_RT_PRIO = 0,
+	DD_BE_PRIO = 1,
+	DD_IDLE_PRIO = 2,
+	DD_PRIO_MAX = 2,
+};
+
+enum {
+	DD_PRIO_COUNT = 3,
+};
+
+struct io_stats_per_prio {
+	uint32_t inserted;
+	uint32_t merged;
+	uint32_t dispatched;
+	atomic_t completed;
+};
+
+struct dd_per_prio {
+	struct list_head dispatch;
+	struct rb_root sort_list[2];
+	struct list_head fifo_list[2];
+	struct request *next_rq[2];
+	struct io_stats_per_prio stats;
+};
+
+struct deadline_data {
+	struct dd_per_prio per_prio[3];
+	enum dd_data_dir last_dir;
+	unsigned int batching;
+	unsigned int starved;
+	int fifo_expire[2];
+	int fifo_batch;
+	int writes_starved;
+	int front_merges;
+	u32 async_depth;
+	int prio_aging_expire;
+	spinlock_t lock;
+	spinlock_t zone_lock;
+};
+
+struct xa_limit {
+	u32 max;
+	u32 min;
+};
+
+struct io_uring_probe_op {
+	__u8 op;
+	__u8 resv;
+	__u16 flags;
+	__u32 resv2;
+};
+
+struct io_uring_probe {
+	__u8 last_op;
+	__u8 ops_len;
+	__u16 resv;
+	__u32 resv2[3];
+	struct io_uring_probe_op ops[0];
+};
+
+struct io_uring_restriction {
+	__u16 opcode;
+	union {
+		__u8 register_op;
+		__u8 sqe_op;
+		__u8 sqe_flags;
+	};
+	__u8 resv;
+	__u32 resv2[3];
+};
+
+enum {
+	IORING_RESTRICTION_REGISTER_OP = 0,
+	IORING_RESTRICTION_SQE_OP = 1,
+	IORING_RESTRICTION_SQE_FLAGS_ALLOWED = 2,
+	IORING_RESTRICTION_SQE_FLAGS_REQUIRED = 3,
+	IORING_RESTRICTION_LAST = 4,
+};
+
+struct io_uring_getevents_arg {
+	__u64 sigmask;
+	__u32 sigmask_sz;
+	__u32 pad;
+	__u64 ts;
+};
+
+struct io_uring_file_index_range {
+	__u32 off;
+	__u32 len;
+	__u64 resv;
+};
+
+struct io_overflow_cqe {
+	struct list_head list;
+	struct io_uring_cqe cqe;
+};
+
+struct trace_event_raw_io_uring_create {
+	struct trace_entry ent;
+	int fd;
+	void *ctx;
+	u32 sq_entries;
+	u32 cq_entries;
+	u32 flags;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_register {
+	struct trace_entry ent;
+	void *ctx;
+	unsigned int opcode;
+	unsigned int nr_files;
+	unsigned int nr_bufs;
+	long int ret;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_file_get {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	u64 user_data;
+	int fd;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_queue_async_work {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	u64 user_data;
+	u8 opcode;
 	unsigned int flags;
+	struct io_wq_work *work;
+	int rw;
+	u32 __data_loc_op_str;
+	char __data[0];
 };
 
-struct io_fadvise {
-	struct file *file;
-	u64 offset;
+struct trace_event_raw_io_uring_defer {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	long long unsigned int data;
+	u8 opcode;
+	u32 __data_loc_op_str;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_link {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	void *target_req;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_cqring_wait {
+	struct trace_entry ent;
+	void *ctx;
+	int min_events;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_fail_link {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	long long unsigned int user_data;
+	u8 opcode;
+	void *link;
+	u32 __data_loc_op_str;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_complete {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	u64 user_data;
+	int res;
+	unsigned int cflags;
+	u64 extra1;
+	u64 extra2;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_submit_sqe {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	long long unsigned int user_data;
+	u8 opcode;
+	u32 flags;
+	bool force_nonblock;
+	bool sq_thread;
+	u32 __data_loc_op_str;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_poll_arm {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	long long unsigned int user_data;
+	u8 opcode;
+	int mask;
+	int events;
+	u32 __data_loc_op_str;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_task_add {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	long long unsigned int user_data;
+	u8 opcode;
+	int mask;
+	u32 __data_loc_op_str;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_req_failed {
+	struct trace_entry ent;
+	void *ctx;
+	void *req;
+	long long unsigned int user_data;
+	u8 opcode;
+	u8 flags;
+	u8 ioprio;
+	u64 off;
+	u64 addr;
 	u32 len;
-	u32 advice;
+	u32 op_flags;
+	u16 buf_index;
+	u16 personality;
+	u32 file_index;
+	u64 pad1;
+	u64 addr3;
+	int error;
+	u32 __data_loc_op_str;
+	char __data[0];
 };
 
-struct io_open {
+struct trace_event_raw_io_uring_cqe_overflow {
+	struct trace_entry ent;
+	void *ctx;
+	long long unsigned int user_data;
+	s32 res;
+	u32 cflags;
+	void *ocqe;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_task_work_run {
+	struct trace_entry ent;
+	void *tctx;
+	unsigned int count;
+	unsigned int loops;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_short_write {
+	struct trace_entry ent;
+	void *ctx;
+	u64 fpos;
+	u64 wanted;
+	u64 got;
+	char __data[0];
+};
+
+struct trace_event_raw_io_uring_local_work_run {
+	struct trace_entry ent;
+	void *ctx;
+	int count;
+	unsigned int loops;
+	char __data[0];
+};
+
+struct trace_event_data_offsets_io_uring_create {};
+
+struct trace_event_data_offsets_io_uring_register {};
+
+struct trace_event_data_offsets_io_uring_file_get {};
+
+struct trace_event_data_offsets_io_uring_queue_async_work {
+	u32 op_str;
+};
+
+struct trace_event_data_offsets_io_uring_defer {
+	u32 op_str;
+};
+
+struct trace_event_data_offsets_io_uring_link {};
+
+struct trace_event_data_offsets_io_uring_cqring_wait {};
+
+struct trace_event_data_offsets_io_uring_fail_link {
+	u32 op_str;
+};
+
+struct trace_event_data_offsets_io_uring_complete {};
+
+struct trace_event_data_offsets_io_uring_submit_sqe {
+	u32 op_str;
+};
+
+struct trace_event_data_offsets_io_uring_poll_arm {
+	u32 op_str;
+};
+
+struct trace_event_data_offsets_io_uring_task_add {
+	u32 op_str;
+};
+
+struct trace_event_data_offsets_io_uring_req_failed {
+	u32 op_str;
+};
+
+struct trace_event_data_offsets_io_uring_cqe_overflow {};
+
+struct trace_event_data_offsets_io_uring_task_work_run {};
+
+struct trace_event_data_offsets_io_uring_short_write {};
+
+struct trace_event_data_offsets_io_uring_local_work_run {};
+
+typedef void (*btf_trace_io_uring_create)(void *, int, void *, u32, u32, u32);
+
+typedef void (*btf_trace_io_uring_register)(void *, void *, unsigned int, unsigned int, unsigned int, long int);
+
+typedef void (*btf_trace_io_uring_file_get)(void *, struct io_kiocb *, int);
+
+typedef void (*btf_trace_io_uring_queue_async_work)(void *, struct io_kiocb *, int);
+
+typedef void (*btf_trace_io_uring_defer)(void *, struct io_kiocb *);
+
+typedef void (*btf_trace_io_uring_link)(void *, struct io_kiocb *, struct io_kiocb *);
+
+typedef void (*btf_trace_io_uring_cqring_wait)(void *, void *, int);
+
+typedef void (*btf_trace_io_uring_fail_link)(void *, struct io_kiocb *, struct io_kiocb *);
+
+typedef void (*btf_trace_io_uring_complete)(void *, void *, void *, u64, int, unsigned int, u64, u64);
+
+typedef void (*btf_trace_io_uring_submit_sqe)(void *, struct io_kiocb *, bool);
+
+typedef void (*btf_trace_io_uring_poll_arm)(void *, struct io_kiocb *, int, int);
+
+typedef void (*btf_trace_io_uring_task_add)(void *, struct io_kiocb *, int);
+
+typedef void (*btf_trace_io_uring_req_failed)(void *, const struct io_uring_sqe *, struct io_kiocb *, int);
+
+typedef void (*btf_trace_io_uring_cqe_overflow)(void *, void *, long long unsigned int, s32, u32, void *);
+
+typedef void (*btf_trace_io_uring_task_work_run)(void *, void *, unsigned int, unsigned int);
+
+typedef void (*btf_trace_io_uring_short_write)(void *, void *, u64, u64, u64);
+
+typedef void (*btf_trace_io_uring_local_work_run)(void *, void *, int, unsigned int);
+
+enum {
+	IORING_RSRC_FILE = 0,
+	IORING_RSRC_BUFFER = 1,
+};
+
+enum {
+	IO_CHECK_CQ_OVERFLOW_BIT = 0,
+	IO_CHECK_CQ_DROPPED_BIT = 1,
+};
+
+enum {
+	IO_EVENTFD_OP_SIGNAL_BIT = 0,
+	IO_EVENTFD_OP_FREE_BIT = 1,
+};
+
+struct io_defer_entry {
+	struct list_head list;
+	struct io_kiocb *req;
+	u32 seq;
+};
+
+struct io_wait_queue {
+	struct wait_queue_entry wq;
+	struct io_ring_ctx *ctx;
+	unsigned int cq_tail;
+	unsigned int nr_timeouts;
+};
+
+struct io_tctx_exit {
+	struct callback_head task_work;
+	struct completion completion;
+	struct io_ring_ctx *ctx;
+	bool in_cancel;
+};
+
+struct io_task_cancel {
+	struct task_struct *task;
+	bool all;
+};
+
+struct creds;
+
+struct io_sync {
 	struct file *file;
-	int dfd;
+	loff_t len;
+	loff_t off;
+	int flags;
+	int mode;
+};
+
+struct user_msghdr {
+	void *msg_name;
+	int msg_namelen;
+	struct iovec *msg_iov;
+	__kernel_size_t msg_iovlen;
+	void *msg_control;
+	__kernel_size_t msg_controllen;
+	unsigned int msg_flags;
+};
+
+typedef u32 compat_uint_t;
+
+struct compat_msghdr {
+	compat_uptr_t msg_name;
+	compat_int_t msg_namelen;
+	compat_uptr_t msg_iov;
+	compat_size_t msg_iovlen;
+	compat_uptr_t msg_control;
+	compat_size_t msg_controllen;
+	compat_uint_t msg_flags;
+};
+
+struct io_uring_recvmsg_out {
+	__u32 namelen;
+	__u32 controllen;
+	__u32 payloadlen;
+	__u32 flags;
+};
+
+struct io_async_msghdr {
+	union {
+		struct iovec fast_iov[8];
+		struct {
+			struct iovec fast_iov_one;
+			__kernel_size_t controllen;
+			int namelen;
+			__kernel_size_t payloadlen;
+		};
+		struct io_cache_entry cache;
+	};
+	struct iovec *free_iov;
+	struct sockaddr *uaddr;
+	struct msghdr msg;
+	struct __kernel_sockaddr_storage addr;
+};
+
+struct io_async_connect {
+	struct __kernel_sockaddr_storage address;
+};
+
+struct io_notif_data {
+	struct file *file;
+	struct ubuf_info uarg;
+	long unsigned int account_pages;
+	bool zc_report;
+	bool zc_used;
+	bool zc_copied;
+};
+
+struct io_shutdown {
+	struct file *file;
+	int how;
+};
+
+struct io_accept {
+	struct file *file;
+	struct sockaddr *addr;
+	int *addr_len;
+	int flags;
 	u32 file_slot;
-	struct filename *filename;
-	struct open_how how;
 	long unsigned int nofile;
 };
 
-struct io_close {
+struct io_socket {
 	struct file *file;
-	int fd;
+	int domain;
+	int type;
+	int protocol;
+	int flags;
 	u32 file_slot;
+	long unsigned int nofile;
 };
 
-struct io_epoll {
+struct io_connect {
 	struct file *file;
-	int epfd;
-	int op;
-	int fd;
-	struct epoll_event event;
+	struct sockaddr *addr;
+	int addr_len;
+	bool in_progress;
+	bool seen_econnaborted;
 };
 
-struct io_statx {
+struct io_sr_msg {
 	struct file *file;
-	int dfd;
-	unsigned int mask;
-	unsigned int flags;
-	struct filename *filename;
-	struct statx *buffer;
+	union {
+		struct compat_msghdr *umsg_compat;
+		struct user_msghdr *umsg;
+		void *buf;
+	};
+	unsigned int len;
+	unsigned int done_io;
+	unsigned int msg_flags;
+	u16 flags;
+	u16 addr_len;
+	u16 buf_group;
+	void *addr;
+	void *msg_control;
+	struct io_kiocb *notif;
 };
 
-enum {
-	IORING_MSG_DATA = 0,
-	IORING_MSG_SEND_FD = 1,
+struct io_recvmsg_multishot_hdr {
+	struct io_uring_recvmsg_out msg;
+	struct __kernel_sockaddr_storage addr;
 };
 
-struct io_msg {
-	struct file *file;
-	struct file *src_file;
-	u64 user_data;
-	u32 len;
-	u32 cmd;
-	u32 src_fd;
-	u32 dst_fd;
+struct io_timeout_data {
+	struct io_kiocb *req;
+	struct hrtimer timer;
+	struct timespec64 ts;
+	enum hrtimer_mode mode;
 	u32 flags;
 };
 
-enum {
-	IO_SQ_THREAD_SHOULD_STOP = 0,
-	IO_SQ_THREAD_SHOULD_PARK = 1,
-};
-
-struct io_uring_rsrc_update {
-	__u32 offset;
-	__u32 resv;
-	__u64 data;
-};
-
-typedef bool put_work_fn(struct io_wq_work *, struct io_wq_work **);
-
-typedef void free_work_fn(struct io_wq_work *);
-
-typedef void io_wq_work_fn(struct io_wq_work *);
-
-struct io_wq_data {
-	struct io_wq_hash *hash;
-	struct task_struct *task;
-	io_wq_work_fn *do_work;
-	put_work_fn *put_work;
-	free_work_fn *free_work;
-};
-
-struct io_poll_update {
+struct io_timeout {
 	struct file *file;
-	u64 old_user_data;
-	u64 new_user_data;
-	__poll_t events;
-	bool update_events;
-	bool update_user_data;
+	u32 off;
+	u32 target_seq;
+	struct list_head list;
+	struct io_kiocb *head;
+	struct io_kiocb *prev;
 };
 
-struct io_poll_table {
-	struct poll_table_struct pt;
-	struct io_kiocb *req;
-	int nr_entries;
-	int error;
-	bool owning;
-	__poll_t result_mask;
+struct io_timeout_rem {
+	struct file *file;
+	u64 addr;
+	struct timespec64 ts;
+	u32 flags;
+	bool ltimeout;
 };
 
-enum {
-	IOU_POLL_DONE = 0,
-	IOU_POLL_NO_ACTION = 1,
-	IOU_POLL_REMOVE_POLL_USE_RES = 2,
-	IOU_POLL_REISSUE = 3,
+struct io_uring_sync_cancel_reg {
+	__u64 addr;
+	__s32 fd;
+	__u32 flags;
+	struct __kernel_timespec timeout;
+	__u64 pad[4];
+};
+
+struct io_cancel {
+	struct file *file;
+	u64 addr;
+	u32 flags;
+	s32 fd;
+	u8 opcode;
 };
 
 struct io_uring_rsrc_register {
@@ -64459,146 +64773,28 @@ struct io_rsrc_update {
 	u32 offset;
 };
 
-enum {
-	IO_WQ_BOUND = 0,
-	IO_WQ_UNBOUND = 1,
+struct wrapper {
+	cmp_func_t cmp;
+	swap_func_t swap;
 };
 
-struct io_wqe;
-
-struct io_wq {
-	long unsigned int state;
-	put_work_fn *put_work;
-	free_work_fn *free_work;
-	io_wq_work_fn *do_work;
-	struct io_wq_hash *hash;
-	atomic_t worker_refs;
-	struct completion worker_done;
-	struct hlist_node cpuhp_node;
-	struct task_struct *task;
-	struct io_wqe *wqes[0];
+struct region {
+	unsigned int start;
+	unsigned int off;
+	unsigned int group_len;
+	unsigned int end;
+	unsigned int nbits;
 };
 
 enum {
-	IO_WORKER_F_UP = 1,
-	IO_WORKER_F_RUNNING = 2,
-	IO_WORKER_F_FREE = 4,
-	IO_WORKER_F_BOUND = 8,
+	REG_OP_ISFREE = 0,
+	REG_OP_ALLOC = 1,
+	REG_OP_RELEASE = 2,
 };
 
-enum {
-	IO_WQ_BIT_EXIT = 0,
-};
-
-enum {
-	IO_ACCT_STALLED_BIT = 0,
-};
-
-struct io_worker {
-	refcount_t ref;
-	unsigned int flags;
-	struct hlist_nulls_node nulls_node;
-	struct list_head all_list;
-	struct task_struct *task;
-	struct io_wqe *wqe;
-	struct io_wq_work *cur_work;
-	struct io_wq_work *next_work;
-	struct io_wq_work *chain_work;
-	raw_spinlock_t lock;
-	struct completion ref_done;
-	long unsigned int create_state;
-	struct callback_head create_work;
-	int create_index;
-	int init_retries;
-	union {
-		struct callback_head rcu;
-		struct work_struct work;
-	};
-};
-
-struct io_wqe_acct {
-	unsigned int nr_workers;
-	unsigned int max_workers;
-	int index;
-	atomic_t nr_running;
-	raw_spinlock_t lock;
-	struct io_wq_work_list work_list;
-	long unsigned int flags;
-};
-
-struct io_wqe {
-	raw_spinlock_t lock;
-	struct io_wqe_acct acct[2];
-	int node;
-	struct hlist_nulls_head free_list;
-	struct list_head all_list;
-	struct wait_queue_entry wait;
-	struct io_wq *wq;
-	struct io_wq_work *hash_tail[64];
-	cpumask_var_t cpu_mask;
-};
-
-enum {
-	IO_WQ_ACCT_BOUND = 0,
-	IO_WQ_ACCT_UNBOUND = 1,
-	IO_WQ_ACCT_NR = 2,
-};
-
-struct io_cb_cancel_data {
-	work_cancel_fn *fn;
-	void *data;
-	int nr_running;
-	int nr_pending;
-	bool cancel_all;
-};
-
-struct online_data {
-	unsigned int cpu;
-	bool online;
-};
-
-struct sg_append_table {
-	struct sg_table sgt;
-	struct scatterlist *prv;
-	unsigned int total_nents;
-};
-
-typedef struct scatterlist *sg_alloc_fn(unsigned int, gfp_t);
-
-typedef void sg_free_fn(struct scatterlist *, unsigned int);
-
-struct sg_page_iter {
-	struct scatterlist *sg;
-	unsigned int sg_pgoffset;
-	unsigned int __nents;
-	int __pg_advance;
-};
-
-struct sg_dma_page_iter {
-	struct sg_page_iter base;
-};
-
-struct sg_mapping_iter {
-	struct page *page;
-	void *addr;
-	size_t length;
-	size_t consumed;
-	struct sg_page_iter piter;
-	unsigned int __offset;
-	unsigned int __remaining;
-	unsigned int __flags;
-};
-
-struct csum_state {
-	__wsum csum;
-	size_t off;
-};
-
-typedef s32 compat_ssize_t;
-
-struct compat_iovec {
-	compat_uptr_t iov_base;
-	compat_size_t iov_len;
+union nested_table {
+	union nested_table *table;
+	struct rhash_lock_head *bucket;
 };
 
 enum string_size_units {
@@ -64611,254 +64807,240 @@ struct strarray {
 	size_t n;
 };
 
-struct cpu_rmap {
-	struct kref refcount;
-	u16 size;
-	u16 used;
-	void **obj;
-	struct {
-		u16 index;
-		u16 dist;
-	} near[0];
+struct nla_bitfield32 {
+	__u32 value;
+	__u32 selector;
 };
 
-struct irq_glue {
-	struct irq_affinity_notify notify;
-	struct cpu_rmap *rmap;
-	u16 index;
-};
-
-union handle_parts {
-	depot_stack_handle_t handle;
-	struct {
-		u32 slabindex: 16;
-		u32 offset: 10;
-		u32 valid: 1;
-		u32 extra: 5;
+struct node_groups {
+	unsigned int id;
+	union {
+		unsigned int ngroups;
+		unsigned int ncpus;
 	};
 };
 
-struct stack_record {
-	struct stack_record *next;
-	u32 hash;
-	u32 size;
-	union handle_parts handle;
-	long unsigned int entries[0];
+struct msr {
+	union {
+		struct {
+			u32 l;
+			u32 h;
+		};
+		u64 q;
+	};
 };
 
-enum pci_bar_type {
-	pci_bar_unknown = 0,
-	pci_bar_io = 1,
-	pci_bar_mem32 = 2,
-	pci_bar_mem64 = 3,
+struct msr_info {
+	u32 msr_no;
+	struct msr reg;
+	struct msr *msrs;
+	int err;
 };
 
-struct pci_domain_busn_res {
+struct msr_regs_info {
+	u32 *regs;
+	int err;
+};
+
+struct msr_info_completion {
+	struct msr_info msr;
+	struct completion done;
+};
+
+struct trace_event_raw_msr_trace_class {
+	struct trace_entry ent;
+	unsigned int msr;
+	u64 val;
+	int failed;
+	char __data[0];
+};
+
+struct trace_event_data_offsets_msr_trace_class {};
+
+typedef void (*btf_trace_read_msr)(void *, unsigned int, u64, int);
+
+typedef void (*btf_trace_write_msr)(void *, unsigned int, u64, int);
+
+typedef void (*btf_trace_rdpmc)(void *, unsigned int, u64, int);
+
+struct pci_bus_resource {
 	struct list_head list;
-	struct resource res;
-	int domain_nr;
+	struct resource *res;
+	unsigned int flags;
 };
 
-typedef struct {
-	spinlock_t *lock;
-} class_spinlock_t;
-
-struct pci_dynid {
-	struct list_head node;
-	struct pci_device_id id;
+enum pcie_reset_state {
+	pcie_deassert_reset = 1,
+	pcie_warm_reset = 2,
+	pcie_hot_reset = 3,
 };
 
-struct drv_dev_and_id {
-	struct pci_driver *drv;
+enum pcie_link_width {
+	PCIE_LNK_WIDTH_RESRV = 0,
+	PCIE_LNK_X1 = 1,
+	PCIE_LNK_X2 = 2,
+	PCIE_LNK_X4 = 4,
+	PCIE_LNK_X8 = 8,
+	PCIE_LNK_X12 = 12,
+	PCIE_LNK_X16 = 16,
+	PCIE_LNK_X32 = 32,
+	PCIE_LNK_WIDTH_UNKNOWN = 255,
+};
+
+typedef int (*arch_set_vga_state_t)(struct pci_dev *, bool, unsigned int, u32);
+
+struct pci_reset_fn_method {
+	int (*reset_fn)(struct pci_dev *, bool);
+	char *name;
+};
+
+struct pci_pme_device {
+	struct list_head list;
 	struct pci_dev *dev;
-	const struct pci_device_id *id;
 };
 
-struct pcie_link_state {
-	struct pci_dev *pdev;
-	struct pci_dev *downstream;
-	struct pcie_link_state *root;
-	struct pcie_link_state *parent;
-	struct list_head sibling;
-	u32 aspm_support: 7;
-	u32 aspm_enabled: 7;
-	u32 aspm_capable: 7;
-	u32 aspm_default: 7;
-	int: 4;
-	u32 aspm_disable: 7;
-	u32 clkpm_capable: 1;
-	u32 clkpm_enabled: 1;
-	u32 clkpm_default: 1;
-	u32 clkpm_disable: 1;
+struct pci_saved_state {
+	u32 config_space[16];
+	struct pci_cap_saved_data cap[0];
 };
 
-struct pci_slot_attribute {
-	struct attribute attr;
-	ssize_t (*show)(struct pci_slot *, char *);
-	ssize_t (*store)(struct pci_slot *, const char *, size_t);
+struct pci_devres {
+	unsigned int enabled: 1;
+	unsigned int pinned: 1;
+	unsigned int orig_intx: 1;
+	unsigned int restore_intx: 1;
+	unsigned int mwi: 1;
+	u32 region_mask;
 };
 
-enum pci_irq_reroute_variant {
-	INTEL_IRQ_REROUTE_VARIANT = 1,
-	MAX_IRQ_REROUTE_VARIANTS = 3,
+enum pci_mmap_state {
+	pci_mmap_io = 0,
+	pci_mmap_mem = 1,
 };
 
-struct pci_fixup {
-	u16 vendor;
-	u16 device;
-	u32 class;
-	unsigned int class_shift;
-	int hook_offset;
+enum pci_mmap_api {
+	PCI_MMAP_SYSFS = 0,
+	PCI_MMAP_PROCFS = 1,
 };
 
-enum {
-	NVME_REG_CAP = 0,
-	NVME_REG_VS = 8,
-	NVME_REG_INTMS = 12,
-	NVME_REG_INTMC = 16,
-	NVME_REG_CC = 20,
-	NVME_REG_CSTS = 28,
-	NVME_REG_NSSR = 32,
-	NVME_REG_AQA = 36,
-	NVME_REG_ASQ = 40,
-	NVME_REG_ACQ = 48,
-	NVME_REG_CMBLOC = 56,
-	NVME_REG_CMBSZ = 60,
-	NVME_REG_BPINFO = 64,
-	NVME_REG_BPRSEL = 68,
-	NVME_REG_BPMBL = 72,
-	NVME_REG_CMBMSC = 80,
-	NVME_REG_CRTO = 104,
-	NVME_REG_PMRCAP = 3584,
-	NVME_REG_PMRCTL = 3588,
-	NVME_REG_PMRSTS = 3592,
-	NVME_REG_PMREBS = 3596,
-	NVME_REG_PMRSWTP = 3600,
-	NVME_REG_DBS = 4096,
+struct pci_dev_resource {
+	struct list_head list;
+	struct resource *res;
+	struct pci_dev *dev;
+	resource_size_t start;
+	resource_size_t end;
+	resource_size_t add_size;
+	resource_size_t min_align;
+	long unsigned int flags;
 };
 
-enum {
-	NVME_CC_ENABLE = 1,
-	NVME_CC_EN_SHIFT = 0,
-	NVME_CC_CSS_SHIFT = 4,
-	NVME_CC_MPS_SHIFT = 7,
-	NVME_CC_AMS_SHIFT = 11,
-	NVME_CC_SHN_SHIFT = 14,
-	NVME_CC_IOSQES_SHIFT = 16,
-	NVME_CC_IOCQES_SHIFT = 20,
-	NVME_CC_CSS_NVM = 0,
-	NVME_CC_CSS_CSI = 96,
-	NVME_CC_CSS_MASK = 112,
-	NVME_CC_AMS_RR = 0,
-	NVME_CC_AMS_WRRU = 2048,
-	NVME_CC_AMS_VS = 14336,
-	NVME_CC_SHN_NONE = 0,
-	NVME_CC_SHN_NORMAL = 16384,
-	NVME_CC_SHN_ABRUPT = 32768,
-	NVME_CC_SHN_MASK = 49152,
-	NVME_CC_IOSQES = 393216,
-	NVME_CC_IOCQES = 4194304,
-	NVME_CC_CRIME = 16777216,
+enum release_type {
+	leaf_only = 0,
+	whole_subtree = 1,
 };
 
-enum {
-	NVME_CSTS_RDY = 1,
-	NVME_CSTS_CFS = 2,
-	NVME_CSTS_NSSRO = 16,
-	NVME_CSTS_PP = 32,
-	NVME_CSTS_SHST_NORMAL = 0,
-	NVME_CSTS_SHST_OCCUR = 4,
-	NVME_CSTS_SHST_CMPLT = 8,
-	NVME_CSTS_SHST_MASK = 12,
+enum enable_type {
+	undefined = -1,
+	user_disabled = 0,
+	auto_disabled = 1,
+	user_enabled = 2,
+	auto_enabled = 3,
 };
 
-enum {
-	NVME_AEN_BIT_NS_ATTR = 8,
-	NVME_AEN_BIT_FW_ACT = 9,
-	NVME_AEN_BIT_ANA_CHANGE = 11,
-	NVME_AEN_BIT_DISC_CHANGE = 31,
+struct pci_filp_private {
+	enum pci_mmap_state mmap_state;
+	int write_combine;
 };
 
-enum {
-	SWITCHTEC_GAS_MRPC_OFFSET = 0,
-	SWITCHTEC_GAS_TOP_CFG_OFFSET = 4096,
-	SWITCHTEC_GAS_SW_EVENT_OFFSET = 6144,
-	SWITCHTEC_GAS_SYS_INFO_OFFSET = 8192,
-	SWITCHTEC_GAS_FLASH_INFO_OFFSET = 8704,
-	SWITCHTEC_GAS_PART_CFG_OFFSET = 16384,
-	SWITCHTEC_GAS_NTB_OFFSET = 65536,
-	SWITCHTEC_GAS_PFF_CSR_OFFSET = 1261568,
+enum pm_qos_flags_status {
+	PM_QOS_FLAGS_UNDEFINED = -1,
+	PM_QOS_FLAGS_NONE = 0,
+	PM_QOS_FLAGS_SOME = 1,
+	PM_QOS_FLAGS_ALL = 2,
 };
 
-enum {
-	SWITCHTEC_NTB_REG_INFO_OFFSET = 0,
-	SWITCHTEC_NTB_REG_CTRL_OFFSET = 16384,
-	SWITCHTEC_NTB_REG_DBMSG_OFFSET = 409600,
+struct hpx_type0 {
+	u32 revision;
+	u8 cache_line_size;
+	u8 latency_timer;
+	u8 enable_serr;
+	u8 enable_perr;
 };
 
-struct nt_partition_info {
-	u32 xlink_enabled;
-	u32 target_part_low;
-	u32 target_part_high;
-	u32 reserved;
+struct hpx_type1 {
+	u32 revision;
+	u8 max_mem_read;
+	u8 avg_max_split;
+	u16 tot_max_split;
 };
 
-struct ntb_info_regs {
-	u8 partition_count;
-	u8 partition_id;
-	u16 reserved1;
-	u64 ep_map;
-	u16 requester_id;
-	u16 reserved2;
-	u32 reserved3[4];
-	struct nt_partition_info ntp_info[48];
-} __attribute__((packed));
-
-struct ntb_ctrl_regs {
-	u32 partition_status;
-	u32 partition_op;
-	u32 partition_ctrl;
-	u32 bar_setup;
-	u32 bar_error;
-	u16 lut_table_entries;
-	u16 lut_table_offset;
-	u32 lut_error;
-	u16 req_id_table_size;
-	u16 req_id_table_offset;
-	u32 req_id_error;
-	u32 reserved1[7];
-	struct {
-		u32 ctl;
-		u32 win_size;
-		u64 xlate_addr;
-	} bar_entry[6];
-	struct {
-		u32 win_size;
-		u32 reserved[3];
-	} bar_ext_entry[6];
-	u32 reserved2[192];
-	u32 req_id_table[512];
-	u32 reserved3[256];
-	u64 lut_entry[512];
+struct hpx_type2 {
+	u32 revision;
+	u32 unc_err_mask_and;
+	u32 unc_err_mask_or;
+	u32 unc_err_sever_and;
+	u32 unc_err_sever_or;
+	u32 cor_err_mask_and;
+	u32 cor_err_mask_or;
+	u32 adv_err_cap_and;
+	u32 adv_err_cap_or;
+	u16 pci_exp_devctl_and;
+	u16 pci_exp_devctl_or;
+	u16 pci_exp_lnkctl_and;
+	u16 pci_exp_lnkctl_or;
+	u32 sec_unc_err_sever_and;
+	u32 sec_unc_err_sever_or;
+	u32 sec_unc_err_mask_and;
+	u32 sec_unc_err_mask_or;
 };
 
-struct pci_dev_reset_methods {
-	u16 vendor;
-	u16 device;
-	int (*reset)(struct pci_dev *, bool);
+struct hpx_type3 {
+	u16 device_type;
+	u16 function_type;
+	u16 config_space_location;
+	u16 pci_exp_cap_id;
+	u16 pci_exp_cap_ver;
+	u16 pci_exp_vendor_id;
+	u16 dvsec_id;
+	u16 dvsec_rev;
+	u16 match_offset;
+	u32 match_mask_and;
+	u32 match_value;
+	u16 reg_offset;
+	u32 reg_mask_and;
+	u32 reg_mask_or;
 };
 
-struct pci_dev_acs_enabled {
-	u16 vendor;
-	u16 device;
-	int (*acs_enabled)(struct pci_dev *, u16);
+enum hpx_type3_dev_type {
+	HPX_TYPE_ENDPOINT = 1,
+	HPX_TYPE_LEG_END = 2,
+	HPX_TYPE_RC_END = 4,
+	HPX_TYPE_RC_EC = 8,
+	HPX_TYPE_ROOT_PORT = 16,
+	HPX_TYPE_UPSTREAM = 32,
+	HPX_TYPE_DOWNSTREAM = 64,
+	HPX_TYPE_PCI_BRIDGE = 128,
+	HPX_TYPE_PCIE_BRIDGE = 256,
 };
 
-struct pci_dev_acs_ops {
-	u16 vendor;
-	u16 device;
-	int (*enable_acs)(struct pci_dev *);
-	int (*disable_acs_redir)(struct pci_dev *);
+enum hpx_type3_fn_type {
+	HPX_FN_NORMAL = 1,
+	HPX_FN_SRIOV_PHYS = 2,
+	HPX_FN_SRIOV_VIRT = 4,
+};
+
+enum hpx_type3_cfg_loc {
+	HPX_CFG_PCICFG = 0,
+	HPX_CFG_PCIE_CAP = 1,
+	HPX_CFG_PCIE_CAP_EXT = 2,
+	HPX_CFG_VEND_CAP = 3,
+	HPX_CFG_DVSEC = 4,
+	HPX_CFG_MAX = 5,
+};
+
+enum acpi_attr_enum {
+	ACPI_ATTR_LABEL_SHOW = 0,
+	ACPI_ATTR_INDEX_SHOW = 1,
 };
 
 struct vgastate {
@@ -64874,101 +65056,274 @@ struct vgastate {
 	void *vidstate;
 };
 
+struct acpi_pld_info {
+	u8 revision;
+	u8 ignore_color;
+	u8 red;
+	u8 green;
+	u8 blue;
+	u16 width;
+	u16 height;
+	u8 user_visible;
+	u8 dock;
+	u8 lid;
+	u8 panel;
+	u8 vertical_position;
+	u8 horizontal_position;
+	u8 shape;
+	u8 group_orientation;
+	u8 group_token;
+	u8 group_position;
+	u8 bay;
+	u8 ejectable;
+	u8 ospm_eject_required;
+	u8 cabinet_number;
+	u8 card_cage_number;
+	u8 reference;
+	u8 rotation;
+	u8 order;
+	u8 reserved;
+	u16 vertical_offset;
+	u16 horizontal_offset;
+};
+
+struct acpi_device_bus_id {
+	const char *bus_id;
+	struct ida instance_ida;
+	struct list_head node;
+};
+
 struct acpi_dev_match_info {
 	struct acpi_device_id hid[2];
 	const char *uid;
 	s64 hrv;
 };
 
-struct acpi_bus_type {
+struct nvs_region {
+	__u64 phys_start;
+	__u64 size;
+	struct list_head node;
+};
+
+struct acpi_wakeup_handler {
+	struct list_head list_node;
+	bool (*wakeup)(void *);
+	void *context;
+};
+
+struct acpi_hardware_id {
 	struct list_head list;
+	const char *id;
+};
+
+struct acpi_data_node {
 	const char *name;
-	bool (*match)(struct device *);
-	struct acpi_device * (*find_companion)(struct device *);
-	void (*setup)(struct device *);
+	acpi_handle handle;
+	struct fwnode_handle fwnode;
+	struct fwnode_handle *parent;
+	struct acpi_device_data data;
+	struct list_head sibling;
+	struct kobject kobj;
+	struct completion kobj_done;
 };
 
-struct find_child_walk_data {
-	struct acpi_device *adev;
+struct acpi_data_node_attr {
+	struct attribute attr;
+	ssize_t (*show)(struct acpi_data_node *, char *);
+	ssize_t (*store)(struct acpi_data_node *, const char *, size_t);
+};
+
+enum acpi_bus_device_type {
+	ACPI_BUS_TYPE_DEVICE = 0,
+	ACPI_BUS_TYPE_POWER = 1,
+	ACPI_BUS_TYPE_PROCESSOR = 2,
+	ACPI_BUS_TYPE_THERMAL = 3,
+	ACPI_BUS_TYPE_POWER_BUTTON = 4,
+	ACPI_BUS_TYPE_SLEEP_BUTTON = 5,
+	ACPI_BUS_TYPE_ECDT_EC = 6,
+	ACPI_BUS_DEVICE_TYPE_COUNT = 7,
+};
+
+struct acpi_dev_walk_context {
+	int (*fn)(struct acpi_device *, void *);
+	void *data;
+};
+
+struct acpi_device_info {
+	u32 info_size;
+	u32 name;
+	acpi_object_type type;
+	u8 param_count;
+	u16 valid;
+	u8 flags;
+	u8 highest_dstates[4];
+	u8 lowest_dstates[5];
 	u64 address;
-	int score;
-	bool check_sta;
-	bool check_children;
+	struct acpi_pnp_device_id hardware_id;
+	struct acpi_pnp_device_id unique_id;
+	struct acpi_pnp_device_id class_code;
+	struct acpi_pnp_device_id_list compatible_id_list;
 };
 
-struct irq_override_cmp {
-	const struct dmi_system_id *system;
-	unsigned char irq;
-	unsigned char triggering;
-	unsigned char polarity;
-	unsigned char shareable;
-	bool override;
+struct acpi_table_stao {
+	struct acpi_table_header header;
+	u8 ignore_uart;
+} __attribute__((packed));
+
+struct acpi_dep_data {
+	struct list_head node;
+	acpi_handle supplier;
+	acpi_handle consumer;
+	bool honor_dep;
 };
 
-struct res_proc_context {
-	struct list_head *list;
-	int (*preproc)(struct acpi_resource *, void *);
-	void *preproc_data;
-	int count;
-	int error;
+struct acpi_probe_entry;
+
+typedef bool (*acpi_probe_entry_validate_subtbl)(struct acpi_subtable_header *, struct acpi_probe_entry *);
+
+struct acpi_probe_entry {
+	__u8 id[5];
+	__u8 type;
+	acpi_probe_entry_validate_subtbl subtable_valid;
+	union {
+		acpi_tbl_table_handler probe_table;
+		acpi_tbl_entry_handler probe_subtbl;
+	};
+	kernel_ulong_t driver_data;
 };
 
-enum acpi_bridge_type {
-	ACPI_BRIDGE_TYPE_PCIE = 1,
-	ACPI_BRIDGE_TYPE_CXL = 2,
-};
-
-struct acpi_pci_root_ops;
-
-struct acpi_pci_root_info {
-	struct acpi_pci_root *root;
-	struct acpi_device *bridge;
-	struct acpi_pci_root_ops *ops;
-	struct list_head resources;
-	char name[16];
-};
-
-struct acpi_pci_root_ops {
-	struct pci_ops *pci_ops;
-	int (*init_info)(struct acpi_pci_root_info *);
-	void (*release_info)(struct acpi_pci_root_info *);
-	int (*prepare_resources)(struct acpi_pci_root_info *);
-};
-
-struct pci_osc_bit_struct {
-	u32 bit;
-	char *desc;
-};
-
-struct acpi_prt_entry {
-	struct acpi_pci_id id;
-	u8 pin;
-	acpi_handle link;
-	u32 index;
-};
-
-struct prt_quirk {
-	const struct dmi_system_id *system;
-	unsigned int segment;
-	unsigned int bus;
-	unsigned int device;
-	unsigned char pin;
-	const char *source;
-	const char *actual_source;
-};
-
-struct apd_private_data;
-
-struct apd_device_desc {
-	unsigned int fixed_clk_rate;
-	struct property_entry *properties;
-	int (*setup)(struct apd_private_data *);
-};
-
-struct apd_private_data {
-	struct clk *clk;
+struct acpi_scan_clear_dep_work {
+	struct work_struct work;
 	struct acpi_device *adev;
-	const struct apd_device_desc *dev_desc;
+};
+
+struct acpi_table_ecdt {
+	struct acpi_table_header header;
+	struct acpi_generic_address control;
+	struct acpi_generic_address data;
+	u32 uid;
+	u8 gpe;
+	u8 id[1];
+} __attribute__((packed));
+
+enum acpi_ec_event_state {
+	EC_EVENT_READY = 0,
+	EC_EVENT_IN_PROGRESS = 1,
+	EC_EVENT_COMPLETE = 2,
+};
+
+struct transaction;
+
+struct acpi_ec {
+	acpi_handle handle;
+	int gpe;
+	int irq;
+	long unsigned int command_addr;
+	long unsigned int data_addr;
+	bool global_lock;
+	long unsigned int flags;
+	long unsigned int reference_count;
+	struct mutex mutex;
+	wait_queue_head_t wait;
+	struct list_head list;
+	struct transaction *curr;
+	spinlock_t lock;
+	struct work_struct work;
+	long unsigned int timestamp;
+	enum acpi_ec_event_state event_state;
+	unsigned int events_to_process;
+	unsigned int events_in_progress;
+	unsigned int queries_in_progress;
+	bool busy_polling;
+	unsigned int polling_guard;
+};
+
+struct transaction {
+	const u8 *wdata;
+	u8 *rdata;
+	short unsigned int irq_count;
+	u8 command;
+	u8 wi;
+	u8 ri;
+	u8 wlen;
+	u8 rlen;
+	u8 flags;
+};
+
+typedef int (*acpi_ec_query_func)(void *);
+
+enum ec_command {
+	ACPI_EC_COMMAND_READ = 128,
+	ACPI_EC_COMMAND_WRITE = 129,
+	ACPI_EC_BURST_ENABLE = 130,
+	ACPI_EC_BURST_DISABLE = 131,
+	ACPI_EC_COMMAND_QUERY = 132,
+};
+
+enum {
+	EC_FLAGS_QUERY_ENABLED = 0,
+	EC_FLAGS_EVENT_HANDLER_INSTALLED = 1,
+	EC_FLAGS_EC_HANDLER_INSTALLED = 2,
+	EC_FLAGS_EC_REG_CALLED = 3,
+	EC_FLAGS_QUERY_METHODS_INSTALLED = 4,
+	EC_FLAGS_STARTED = 5,
+	EC_FLAGS_STOPPED = 6,
+	EC_FLAGS_EVENTS_MASKED = 7,
+};
+
+struct acpi_ec_query_handler {
+	struct list_head node;
+	acpi_ec_query_func func;
+	acpi_handle handle;
+	void *data;
+	u8 query_bit;
+	struct kref kref;
+};
+
+struct acpi_ec_query {
+	struct transaction transaction;
+	struct work_struct work;
+	struct acpi_ec_query_handler *handler;
+	struct acpi_ec *ec;
+};
+
+struct acpi_pci_link_irq {
+	u32 active;
+	u8 triggering;
+	u8 polarity;
+	u8 resource_type;
+	u8 possible_count;
+	u32 possible[16];
+	u8 initialized: 1;
+	u8 reserved: 7;
+};
+
+struct acpi_pci_link {
+	struct list_head list;
+	struct acpi_device *device;
+	struct acpi_pci_link_irq irq;
+	int refcnt;
+};
+
+struct acpi_power_dependent_device {
+	struct device *dev;
+	struct list_head node;
+};
+
+struct acpi_power_resource {
+	struct acpi_device device;
+	struct list_head list_node;
+	u32 system_level;
+	u32 order;
+	unsigned int ref_count;
+	u8 state;
+	struct mutex resource_lock;
+	struct list_head dependents;
+};
+
+struct acpi_power_resource_entry {
+	struct list_head node;
+	struct acpi_power_resource *resource;
 };
 
 struct acpi_ged_device {
@@ -65031,10 +65386,14 @@ struct override_status_id {
 
 typedef u64 acpi_integer;
 
-struct acpi_pcc_info {
-	u8 subspace_id;
-	u16 length;
-	u8 *internal_buffer;
+struct pcc_mbox_chan {
+	struct mbox_chan *mchan;
+	u64 shmem_base_addr;
+	void *shmem;
+	u64 shmem_size;
+	u32 latency;
+	u32 max_access_rate;
+	u16 min_turnaround_time;
 };
 
 struct pcc_data {
@@ -65064,52 +65423,55 @@ struct acpi_init_walk_info {
 	acpi_owner_id owner_id;
 };
 
-typedef acpi_status (*acpi_execute_op)(struct acpi_walk_state *);
-
-struct acpi_gpe_device_info {
-	u32 index;
-	u32 next_block_base_index;
-	acpi_status status;
-	struct acpi_namespace_node *gpe_device;
+struct acpi_mem_mapping {
+	acpi_physical_address physical_address;
+	u8 *logical_address;
+	acpi_size length;
+	struct acpi_mem_mapping *next_mm;
 };
 
-struct acpi_connection_info {
-	u8 *connection;
-	u16 length;
-	u8 access_length;
+struct acpi_mem_space_context {
+	u32 length;
+	acpi_physical_address address;
+	struct acpi_mem_mapping *cur_mm;
+	struct acpi_mem_mapping *first_mm;
 };
 
-struct acpi_reg_walk_info {
-	u32 function;
-	u32 reg_run_count;
-	acpi_adr_space_type space_id;
-};
-
-struct acpi_signal_fatal_info {
-	u32 type;
-	u32 code;
-	u32 argument;
+struct acpi_data_table_space_context {
+	void *pointer;
 };
 
 enum {
-	AML_FIELD_ATTRIB_QUICK = 2,
-	AML_FIELD_ATTRIB_SEND_RECEIVE = 4,
-	AML_FIELD_ATTRIB_BYTE = 6,
-	AML_FIELD_ATTRIB_WORD = 8,
-	AML_FIELD_ATTRIB_BLOCK = 10,
-	AML_FIELD_ATTRIB_BYTES = 11,
-	AML_FIELD_ATTRIB_PROCESS_CALL = 12,
-	AML_FIELD_ATTRIB_BLOCK_PROCESS_CALL = 13,
-	AML_FIELD_ATTRIB_RAW_BYTES = 14,
-	AML_FIELD_ATTRIB_RAW_PROCESS_BYTES = 15,
+	AML_FIELD_UPDATE_PRESERVE = 0,
+	AML_FIELD_UPDATE_WRITE_AS_ONES = 32,
+	AML_FIELD_UPDATE_WRITE_AS_ZEROS = 64,
+};
+
+enum {
+	MATCH_MTR = 0,
+	MATCH_MEQ = 1,
+	MATCH_MLE = 2,
+	MATCH_MLT = 3,
+	MATCH_MGE = 4,
+	MATCH_MGT = 5,
+};
+
+typedef enum {
+	ACPI_TRACE_AML_METHOD = 0,
+	ACPI_TRACE_AML_OPCODE = 1,
+	ACPI_TRACE_AML_REGION = 2,
+} acpi_trace_event_type;
+
+struct acpi_gpe_block_status_context {
+	struct acpi_gpe_register_info *gpe_skip_register_info;
+	u8 gpe_skip_mask;
+	u8 retval;
 };
 
 struct acpi_pci_device {
 	acpi_handle device;
 	struct acpi_pci_device *next;
 };
-
-typedef acpi_status (*acpi_init_handler)(acpi_handle, u32);
 
 struct acpi_device_walk_info {
 	struct acpi_table_desc *table_desc;
@@ -65119,13 +65481,13 @@ struct acpi_device_walk_info {
 	u32 num_INI;
 };
 
-typedef acpi_status (*acpi_object_converter)(struct acpi_namespace_node *, union acpi_operand_object *, union acpi_operand_object **);
+typedef acpi_status (*acpi_pkg_callback)(u8, union acpi_operand_object *, union acpi_generic_state *, void *);
 
-struct acpi_simple_repair_info {
+typedef acpi_status (*acpi_repair_function)(struct acpi_evaluate_info *, union acpi_operand_object **);
+
+struct acpi_repair_info {
 	char name[4];
-	u32 unexpected_btypes;
-	u32 package_index;
-	acpi_object_converter object_converter;
+	acpi_repair_function repair_function;
 };
 
 struct acpi_namestring_info {
@@ -65164,859 +65526,149 @@ struct acpi_fadt_pm_info {
 	u8 register_num;
 };
 
-struct acpi_mutex_info {
-	void *mutex;
-	u32 use_count;
-	u64 thread_id;
+struct acpi_pkg_info {
+	u8 *free_space;
+	acpi_size length;
+	u32 object_space;
+	u32 num_packages;
 };
 
-struct acpi_comment_node {
-	char *comment;
-	struct acpi_comment_node *next;
+enum {
+	ACPI_BUTTON_LID_INIT_IGNORE = 0,
+	ACPI_BUTTON_LID_INIT_OPEN = 1,
+	ACPI_BUTTON_LID_INIT_METHOD = 2,
+	ACPI_BUTTON_LID_INIT_DISABLED = 3,
 };
 
-struct acpi_ac {
-	struct power_supply *charger;
-	struct power_supply_desc charger_desc;
-	struct acpi_device *device;
-	long long unsigned int state;
-	struct notifier_block battery_nb;
+struct acpi_button {
+	unsigned int type;
+	struct input_dev *input;
+	char phys[32];
+	long unsigned int pushed;
+	int last_state;
+	ktime_t last_time;
+	bool suspended;
+	bool lid_state_initialized;
 };
 
-struct acpi_fan_fps {
-	u64 control;
-	u64 trip_point;
-	u64 speed;
-	u64 noise_level;
-	u64 power;
-	char name[20];
-	struct device_attribute dev_attr;
+struct acpi_lpi_states_array {
+	unsigned int size;
+	unsigned int composite_states_size;
+	struct acpi_lpi_state *entries;
+	struct acpi_lpi_state *composite_states[8];
 };
 
-struct acpi_fan_fif {
-	u8 revision;
-	u8 fine_grain_ctrl;
-	u8 step_size;
-	u8 low_speed_notification;
-};
-
-struct acpi_fan_fst {
-	u64 revision;
-	u64 control;
-	u64 speed;
-};
-
-struct acpi_fan {
-	bool acpi4;
-	struct acpi_fan_fif fif;
-	struct acpi_fan_fps *fps;
-	int fps_count;
-	struct thermal_cooling_device *cdev;
-	struct device_attribute fst_speed;
-	struct device_attribute fine_grain_control;
-};
-
-struct throttling_tstate {
-	unsigned int cpu;
-	int target_state;
-};
-
-struct acpi_processor_throttling_arg {
-	struct acpi_processor *pr;
-	int target_state;
-	bool force;
-};
-
-struct acpi_thermal_state {
-	u8 critical: 1;
-	u8 hot: 1;
-	u8 passive: 1;
-	u8 active: 1;
-	u8 reserved: 4;
-	int active_index;
-};
-
-struct acpi_thermal_state_flags {
-	u8 valid: 1;
-	u8 enabled: 1;
-	u8 reserved: 6;
-};
-
-struct acpi_thermal_critical {
-	struct acpi_thermal_state_flags flags;
-	long unsigned int temperature;
-};
-
-struct acpi_thermal_hot {
-	struct acpi_thermal_state_flags flags;
-	long unsigned int temperature;
-};
-
-struct acpi_thermal_passive {
-	struct acpi_thermal_state_flags flags;
-	long unsigned int temperature;
-	long unsigned int tc1;
-	long unsigned int tc2;
-	long unsigned int tsp;
-	struct acpi_handle_list devices;
-};
-
-struct acpi_thermal_active {
-	struct acpi_thermal_state_flags flags;
-	long unsigned int temperature;
-	struct acpi_handle_list devices;
-};
-
-struct acpi_thermal_trips {
-	struct acpi_thermal_critical critical;
-	struct acpi_thermal_hot hot;
-	struct acpi_thermal_passive passive;
-	struct acpi_thermal_active active[10];
-};
-
-struct acpi_thermal_flags {
-	u8 cooling_mode: 1;
-	u8 devices: 1;
-	u8 reserved: 6;
-};
-
-struct acpi_thermal {
-	struct acpi_device *device;
-	acpi_bus_id name;
-	long unsigned int temperature;
-	long unsigned int last_temperature;
-	long unsigned int polling_frequency;
-	volatile u8 zombie;
-	struct acpi_thermal_flags flags;
-	struct acpi_thermal_state state;
-	struct acpi_thermal_trips trips;
-	struct acpi_handle_list devices;
-	struct thermal_zone_device *thermal_zone;
-	int kelvin_offset;
-	struct work_struct thermal_check_work;
-	struct mutex thermal_check_lock;
-	refcount_t thermal_check_count;
-};
-
-struct acpi_battery_hook {
-	const char *name;
-	int (*add_battery)(struct power_supply *, struct acpi_battery_hook *);
-	int (*remove_battery)(struct power_supply *, struct acpi_battery_hook *);
+struct acpi_pci_ioapic {
+	acpi_handle root_handle;
+	acpi_handle handle;
+	u32 gsi_base;
+	struct resource res;
+	struct pci_dev *pdev;
 	struct list_head list;
 };
 
-enum {
-	ACPI_BATTERY_ALARM_PRESENT = 0,
-	ACPI_BATTERY_XINFO_PRESENT = 1,
-	ACPI_BATTERY_QUIRK_PERCENTAGE_CAPACITY = 2,
-	ACPI_BATTERY_QUIRK_THINKPAD_MAH = 3,
-	ACPI_BATTERY_QUIRK_DEGRADED_FULL_CHARGE = 4,
+struct acpi_pcct_shared_memory {
+	u32 signature;
+	u16 command;
+	u16 status;
 };
 
-struct acpi_battery {
-	struct mutex lock;
-	struct mutex sysfs_lock;
-	struct power_supply *bat;
-	struct power_supply_desc bat_desc;
-	struct acpi_device *device;
-	struct notifier_block pm_nb;
-	struct list_head list;
-	long unsigned int update_time;
-	int revision;
-	int rate_now;
-	int capacity_now;
-	int voltage_now;
-	int design_capacity;
-	int full_charge_capacity;
-	int technology;
-	int design_voltage;
-	int design_capacity_warning;
-	int design_capacity_low;
-	int cycle_count;
-	int measurement_accuracy;
-	int max_sampling_time;
-	int min_sampling_time;
-	int max_averaging_interval;
-	int min_averaging_interval;
-	int capacity_granularity_1;
-	int capacity_granularity_2;
-	int alarm;
-	char model_number[32];
-	char serial_number[32];
-	char type[32];
-	char oem_info[32];
-	int state;
-	int power_unit;
-	long unsigned int flags;
+struct cpc_register_resource {
+	acpi_object_type type;
+	u64 *sys_mem_vaddr;
+	union {
+		struct cpc_reg reg;
+		u64 int_value;
+	} cpc_entry;
 };
 
-struct acpi_offsets {
-	size_t offset;
-	u8 mode;
+struct cpc_desc {
+	int num_entries;
+	int version;
+	int cpu_id;
+	int write_cmd_status;
+	int write_cmd_id;
+	raw_spinlock_t rmw_lock;
+	struct cpc_register_resource cpc_regs[21];
+	struct acpi_psd_package domain_info;
+	struct kobject kobj;
 };
 
-enum {
-	ATA_MAX_DEVICES = 2,
-	ATA_MAX_PRD = 256,
-	ATA_SECT_SIZE = 512,
-	ATA_MAX_SECTORS_128 = 128,
-	ATA_MAX_SECTORS = 256,
-	ATA_MAX_SECTORS_1024 = 1024,
-	ATA_MAX_SECTORS_LBA48 = 65535,
-	ATA_MAX_SECTORS_TAPE = 65535,
-	ATA_MAX_TRIM_RNUM = 64,
-	ATA_ID_WORDS = 256,
-	ATA_ID_CONFIG = 0,
-	ATA_ID_CYLS = 1,
-	ATA_ID_HEADS = 3,
-	ATA_ID_SECTORS = 6,
-	ATA_ID_SERNO = 10,
-	ATA_ID_BUF_SIZE = 21,
-	ATA_ID_FW_REV = 23,
-	ATA_ID_PROD = 27,
-	ATA_ID_MAX_MULTSECT = 47,
-	ATA_ID_DWORD_IO = 48,
-	ATA_ID_TRUSTED = 48,
-	ATA_ID_CAPABILITY = 49,
-	ATA_ID_OLD_PIO_MODES = 51,
-	ATA_ID_OLD_DMA_MODES = 52,
-	ATA_ID_FIELD_VALID = 53,
-	ATA_ID_CUR_CYLS = 54,
-	ATA_ID_CUR_HEADS = 55,
-	ATA_ID_CUR_SECTORS = 56,
-	ATA_ID_MULTSECT = 59,
-	ATA_ID_LBA_CAPACITY = 60,
-	ATA_ID_SWDMA_MODES = 62,
-	ATA_ID_MWDMA_MODES = 63,
-	ATA_ID_PIO_MODES = 64,
-	ATA_ID_EIDE_DMA_MIN = 65,
-	ATA_ID_EIDE_DMA_TIME = 66,
-	ATA_ID_EIDE_PIO = 67,
-	ATA_ID_EIDE_PIO_IORDY = 68,
-	ATA_ID_ADDITIONAL_SUPP = 69,
-	ATA_ID_QUEUE_DEPTH = 75,
-	ATA_ID_SATA_CAPABILITY = 76,
-	ATA_ID_SATA_CAPABILITY_2 = 77,
-	ATA_ID_FEATURE_SUPP = 78,
-	ATA_ID_MAJOR_VER = 80,
-	ATA_ID_COMMAND_SET_1 = 82,
-	ATA_ID_COMMAND_SET_2 = 83,
-	ATA_ID_CFSSE = 84,
-	ATA_ID_CFS_ENABLE_1 = 85,
-	ATA_ID_CFS_ENABLE_2 = 86,
-	ATA_ID_CSF_DEFAULT = 87,
-	ATA_ID_UDMA_MODES = 88,
-	ATA_ID_HW_CONFIG = 93,
-	ATA_ID_SPG = 98,
-	ATA_ID_LBA_CAPACITY_2 = 100,
-	ATA_ID_SECTOR_SIZE = 106,
-	ATA_ID_WWN = 108,
-	ATA_ID_LOGICAL_SECTOR_SIZE = 117,
-	ATA_ID_COMMAND_SET_3 = 119,
-	ATA_ID_COMMAND_SET_4 = 120,
-	ATA_ID_LAST_LUN = 126,
-	ATA_ID_DLF = 128,
-	ATA_ID_CSFO = 129,
-	ATA_ID_CFA_POWER = 160,
-	ATA_ID_CFA_KEY_MGMT = 162,
-	ATA_ID_CFA_MODES = 163,
-	ATA_ID_DATA_SET_MGMT = 169,
-	ATA_ID_SCT_CMD_XPORT = 206,
-	ATA_ID_ROT_SPEED = 217,
-	ATA_ID_PIO4 = 2,
-	ATA_ID_SERNO_LEN = 20,
-	ATA_ID_FW_REV_LEN = 8,
-	ATA_ID_PROD_LEN = 40,
-	ATA_ID_WWN_LEN = 8,
-	ATA_PCI_CTL_OFS = 2,
-	ATA_PIO0 = 1,
-	ATA_PIO1 = 3,
-	ATA_PIO2 = 7,
-	ATA_PIO3 = 15,
-	ATA_PIO4 = 31,
-	ATA_PIO5 = 63,
-	ATA_PIO6 = 127,
-	ATA_PIO4_ONLY = 16,
-	ATA_SWDMA0 = 1,
-	ATA_SWDMA1 = 3,
-	ATA_SWDMA2 = 7,
-	ATA_SWDMA2_ONLY = 4,
-	ATA_MWDMA0 = 1,
-	ATA_MWDMA1 = 3,
-	ATA_MWDMA2 = 7,
-	ATA_MWDMA3 = 15,
-	ATA_MWDMA4 = 31,
-	ATA_MWDMA12_ONLY = 6,
-	ATA_MWDMA2_ONLY = 4,
-	ATA_UDMA0 = 1,
-	ATA_UDMA1 = 3,
-	ATA_UDMA2 = 7,
-	ATA_UDMA3 = 15,
-	ATA_UDMA4 = 31,
-	ATA_UDMA5 = 63,
-	ATA_UDMA6 = 127,
-	ATA_UDMA7 = 255,
-	ATA_UDMA24_ONLY = 20,
-	ATA_UDMA_MASK_40C = 7,
-	ATA_PRD_SZ = 8,
-	ATA_PRD_TBL_SZ = 2048,
-	ATA_PRD_EOT = -2147483648,
-	ATA_DMA_TABLE_OFS = 4,
-	ATA_DMA_STATUS = 2,
-	ATA_DMA_CMD = 0,
-	ATA_DMA_WR = 8,
-	ATA_DMA_START = 1,
-	ATA_DMA_INTR = 4,
-	ATA_DMA_ERR = 2,
-	ATA_DMA_ACTIVE = 1,
-	ATA_HOB = 128,
-	ATA_NIEN = 2,
-	ATA_LBA = 64,
-	ATA_DEV1 = 16,
-	ATA_DEVICE_OBS = 160,
-	ATA_DEVCTL_OBS = 8,
-	ATA_BUSY = 128,
-	ATA_DRDY = 64,
-	ATA_DF = 32,
-	ATA_DSC = 16,
-	ATA_DRQ = 8,
-	ATA_CORR = 4,
-	ATA_SENSE = 2,
-	ATA_ERR = 1,
-	ATA_SRST = 4,
-	ATA_ICRC = 128,
-	ATA_BBK = 128,
-	ATA_UNC = 64,
-	ATA_MC = 32,
-	ATA_IDNF = 16,
-	ATA_MCR = 8,
-	ATA_ABORTED = 4,
-	ATA_TRK0NF = 2,
-	ATA_AMNF = 1,
-	ATAPI_LFS = 240,
-	ATAPI_EOM = 2,
-	ATAPI_ILI = 1,
-	ATAPI_IO = 2,
-	ATAPI_COD = 1,
-	ATA_REG_DATA = 0,
-	ATA_REG_ERR = 1,
-	ATA_REG_NSECT = 2,
-	ATA_REG_LBAL = 3,
-	ATA_REG_LBAM = 4,
-	ATA_REG_LBAH = 5,
-	ATA_REG_DEVICE = 6,
-	ATA_REG_STATUS = 7,
-	ATA_REG_FEATURE = 1,
-	ATA_REG_CMD = 7,
-	ATA_REG_BYTEL = 4,
-	ATA_REG_BYTEH = 5,
-	ATA_REG_DEVSEL = 6,
-	ATA_REG_IRQ = 2,
-	ATA_CMD_DEV_RESET = 8,
-	ATA_CMD_CHK_POWER = 229,
-	ATA_CMD_STANDBY = 226,
-	ATA_CMD_IDLE = 227,
-	ATA_CMD_EDD = 144,
-	ATA_CMD_DOWNLOAD_MICRO = 146,
-	ATA_CMD_DOWNLOAD_MICRO_DMA = 147,
-	ATA_CMD_NOP = 0,
-	ATA_CMD_FLUSH = 231,
-	ATA_CMD_FLUSH_EXT = 234,
-	ATA_CMD_ID_ATA = 236,
-	ATA_CMD_ID_ATAPI = 161,
-	ATA_CMD_SERVICE = 162,
-	ATA_CMD_READ = 200,
-	ATA_CMD_READ_EXT = 37,
-	ATA_CMD_READ_QUEUED = 38,
-	ATA_CMD_READ_STREAM_EXT = 43,
-	ATA_CMD_READ_STREAM_DMA_EXT = 42,
-	ATA_CMD_WRITE = 202,
-	ATA_CMD_WRITE_EXT = 53,
-	ATA_CMD_WRITE_QUEUED = 54,
-	ATA_CMD_WRITE_STREAM_EXT = 59,
-	ATA_CMD_WRITE_STREAM_DMA_EXT = 58,
-	ATA_CMD_WRITE_FUA_EXT = 61,
-	ATA_CMD_WRITE_QUEUED_FUA_EXT = 62,
-	ATA_CMD_FPDMA_READ = 96,
-	ATA_CMD_FPDMA_WRITE = 97,
-	ATA_CMD_NCQ_NON_DATA = 99,
-	ATA_CMD_FPDMA_SEND = 100,
-	ATA_CMD_FPDMA_RECV = 101,
-	ATA_CMD_PIO_READ = 32,
-	ATA_CMD_PIO_READ_EXT = 36,
-	ATA_CMD_PIO_WRITE = 48,
-	ATA_CMD_PIO_WRITE_EXT = 52,
-	ATA_CMD_READ_MULTI = 196,
-	ATA_CMD_READ_MULTI_EXT = 41,
-	ATA_CMD_WRITE_MULTI = 197,
-	ATA_CMD_WRITE_MULTI_EXT = 57,
-	ATA_CMD_WRITE_MULTI_FUA_EXT = 206,
-	ATA_CMD_SET_FEATURES = 239,
-	ATA_CMD_SET_MULTI = 198,
-	ATA_CMD_PACKET = 160,
-	ATA_CMD_VERIFY = 64,
-	ATA_CMD_VERIFY_EXT = 66,
-	ATA_CMD_WRITE_UNCORR_EXT = 69,
-	ATA_CMD_STANDBYNOW1 = 224,
-	ATA_CMD_IDLEIMMEDIATE = 225,
-	ATA_CMD_SLEEP = 230,
-	ATA_CMD_INIT_DEV_PARAMS = 145,
-	ATA_CMD_READ_NATIVE_MAX = 248,
-	ATA_CMD_READ_NATIVE_MAX_EXT = 39,
-	ATA_CMD_SET_MAX = 249,
-	ATA_CMD_SET_MAX_EXT = 55,
-	ATA_CMD_READ_LOG_EXT = 47,
-	ATA_CMD_WRITE_LOG_EXT = 63,
-	ATA_CMD_READ_LOG_DMA_EXT = 71,
-	ATA_CMD_WRITE_LOG_DMA_EXT = 87,
-	ATA_CMD_TRUSTED_NONDATA = 91,
-	ATA_CMD_TRUSTED_RCV = 92,
-	ATA_CMD_TRUSTED_RCV_DMA = 93,
-	ATA_CMD_TRUSTED_SND = 94,
-	ATA_CMD_TRUSTED_SND_DMA = 95,
-	ATA_CMD_PMP_READ = 228,
-	ATA_CMD_PMP_READ_DMA = 233,
-	ATA_CMD_PMP_WRITE = 232,
-	ATA_CMD_PMP_WRITE_DMA = 235,
-	ATA_CMD_CONF_OVERLAY = 177,
-	ATA_CMD_SEC_SET_PASS = 241,
-	ATA_CMD_SEC_UNLOCK = 242,
-	ATA_CMD_SEC_ERASE_PREP = 243,
-	ATA_CMD_SEC_ERASE_UNIT = 244,
-	ATA_CMD_SEC_FREEZE_LOCK = 245,
-	ATA_CMD_SEC_DISABLE_PASS = 246,
-	ATA_CMD_CONFIG_STREAM = 81,
-	ATA_CMD_SMART = 176,
-	ATA_CMD_MEDIA_LOCK = 222,
-	ATA_CMD_MEDIA_UNLOCK = 223,
-	ATA_CMD_DSM = 6,
-	ATA_CMD_CHK_MED_CRD_TYP = 209,
-	ATA_CMD_CFA_REQ_EXT_ERR = 3,
-	ATA_CMD_CFA_WRITE_NE = 56,
-	ATA_CMD_CFA_TRANS_SECT = 135,
-	ATA_CMD_CFA_ERASE = 192,
-	ATA_CMD_CFA_WRITE_MULT_NE = 205,
-	ATA_CMD_REQ_SENSE_DATA = 11,
-	ATA_CMD_SANITIZE_DEVICE = 180,
-	ATA_CMD_ZAC_MGMT_IN = 74,
-	ATA_CMD_ZAC_MGMT_OUT = 159,
-	ATA_CMD_RESTORE = 16,
-	ATA_SUBCMD_FPDMA_RECV_RD_LOG_DMA_EXT = 1,
-	ATA_SUBCMD_FPDMA_RECV_ZAC_MGMT_IN = 2,
-	ATA_SUBCMD_FPDMA_SEND_DSM = 0,
-	ATA_SUBCMD_FPDMA_SEND_WR_LOG_DMA_EXT = 2,
-	ATA_SUBCMD_NCQ_NON_DATA_ABORT_QUEUE = 0,
-	ATA_SUBCMD_NCQ_NON_DATA_SET_FEATURES = 5,
-	ATA_SUBCMD_NCQ_NON_DATA_ZERO_EXT = 6,
-	ATA_SUBCMD_NCQ_NON_DATA_ZAC_MGMT_OUT = 7,
-	ATA_SUBCMD_ZAC_MGMT_IN_REPORT_ZONES = 0,
-	ATA_SUBCMD_ZAC_MGMT_OUT_CLOSE_ZONE = 1,
-	ATA_SUBCMD_ZAC_MGMT_OUT_FINISH_ZONE = 2,
-	ATA_SUBCMD_ZAC_MGMT_OUT_OPEN_ZONE = 3,
-	ATA_SUBCMD_ZAC_MGMT_OUT_RESET_WRITE_POINTER = 4,
-	ATA_LOG_DIRECTORY = 0,
-	ATA_LOG_SATA_NCQ = 16,
-	ATA_LOG_NCQ_NON_DATA = 18,
-	ATA_LOG_NCQ_SEND_RECV = 19,
-	ATA_LOG_IDENTIFY_DEVICE = 48,
-	ATA_LOG_CONCURRENT_POSITIONING_RANGES = 71,
-	ATA_LOG_SECURITY = 6,
-	ATA_LOG_SATA_SETTINGS = 8,
-	ATA_LOG_ZONED_INFORMATION = 9,
-	ATA_LOG_DEVSLP_OFFSET = 48,
-	ATA_LOG_DEVSLP_SIZE = 8,
-	ATA_LOG_DEVSLP_MDAT = 0,
-	ATA_LOG_DEVSLP_MDAT_MASK = 31,
-	ATA_LOG_DEVSLP_DETO = 1,
-	ATA_LOG_DEVSLP_VALID = 7,
-	ATA_LOG_DEVSLP_VALID_MASK = 128,
-	ATA_LOG_NCQ_PRIO_OFFSET = 9,
-	ATA_LOG_NCQ_SEND_RECV_SUBCMDS_OFFSET = 0,
-	ATA_LOG_NCQ_SEND_RECV_SUBCMDS_DSM = 1,
-	ATA_LOG_NCQ_SEND_RECV_DSM_OFFSET = 4,
-	ATA_LOG_NCQ_SEND_RECV_DSM_TRIM = 1,
-	ATA_LOG_NCQ_SEND_RECV_RD_LOG_OFFSET = 8,
-	ATA_LOG_NCQ_SEND_RECV_RD_LOG_SUPPORTED = 1,
-	ATA_LOG_NCQ_SEND_RECV_WR_LOG_OFFSET = 12,
-	ATA_LOG_NCQ_SEND_RECV_WR_LOG_SUPPORTED = 1,
-	ATA_LOG_NCQ_SEND_RECV_ZAC_MGMT_OFFSET = 16,
-	ATA_LOG_NCQ_SEND_RECV_ZAC_MGMT_OUT_SUPPORTED = 1,
-	ATA_LOG_NCQ_SEND_RECV_ZAC_MGMT_IN_SUPPORTED = 2,
-	ATA_LOG_NCQ_SEND_RECV_SIZE = 20,
-	ATA_LOG_NCQ_NON_DATA_SUBCMDS_OFFSET = 0,
-	ATA_LOG_NCQ_NON_DATA_ABORT_OFFSET = 0,
-	ATA_LOG_NCQ_NON_DATA_ABORT_NCQ = 1,
-	ATA_LOG_NCQ_NON_DATA_ABORT_ALL = 2,
-	ATA_LOG_NCQ_NON_DATA_ABORT_STREAMING = 4,
-	ATA_LOG_NCQ_NON_DATA_ABORT_NON_STREAMING = 8,
-	ATA_LOG_NCQ_NON_DATA_ABORT_SELECTED = 16,
-	ATA_LOG_NCQ_NON_DATA_ZAC_MGMT_OFFSET = 28,
-	ATA_LOG_NCQ_NON_DATA_ZAC_MGMT_OUT = 1,
-	ATA_LOG_NCQ_NON_DATA_SIZE = 64,
-	ATA_CMD_READ_LONG = 34,
-	ATA_CMD_READ_LONG_ONCE = 35,
-	ATA_CMD_WRITE_LONG = 50,
-	ATA_CMD_WRITE_LONG_ONCE = 51,
-	SETFEATURES_XFER = 3,
-	XFER_UDMA_7 = 71,
-	XFER_UDMA_6 = 70,
-	XFER_UDMA_5 = 69,
-	XFER_UDMA_4 = 68,
-	XFER_UDMA_3 = 67,
-	XFER_UDMA_2 = 66,
-	XFER_UDMA_1 = 65,
-	XFER_UDMA_0 = 64,
-	XFER_MW_DMA_4 = 36,
-	XFER_MW_DMA_3 = 35,
-	XFER_MW_DMA_2 = 34,
-	XFER_MW_DMA_1 = 33,
-	XFER_MW_DMA_0 = 32,
-	XFER_SW_DMA_2 = 18,
-	XFER_SW_DMA_1 = 17,
-	XFER_SW_DMA_0 = 16,
-	XFER_PIO_6 = 14,
-	XFER_PIO_5 = 13,
-	XFER_PIO_4 = 12,
-	XFER_PIO_3 = 11,
-	XFER_PIO_2 = 10,
-	XFER_PIO_1 = 9,
-	XFER_PIO_0 = 8,
-	XFER_PIO_SLOW = 0,
-	SETFEATURES_WC_ON = 2,
-	SETFEATURES_WC_OFF = 130,
-	SETFEATURES_RA_ON = 170,
-	SETFEATURES_RA_OFF = 85,
-	SETFEATURES_AAM_ON = 66,
-	SETFEATURES_AAM_OFF = 194,
-	SETFEATURES_SPINUP = 7,
-	SETFEATURES_SPINUP_TIMEOUT = 30000,
-	SETFEATURES_SATA_ENABLE = 16,
-	SETFEATURES_SATA_DISABLE = 144,
-	SATA_FPDMA_OFFSET = 1,
-	SATA_FPDMA_AA = 2,
-	SATA_DIPM = 3,
-	SATA_FPDMA_IN_ORDER = 4,
-	SATA_AN = 5,
-	SATA_SSP = 6,
-	SATA_DEVSLP = 9,
-	SETFEATURE_SENSE_DATA = 195,
-	ATA_SET_MAX_ADDR = 0,
-	ATA_SET_MAX_PASSWD = 1,
-	ATA_SET_MAX_LOCK = 2,
-	ATA_SET_MAX_UNLOCK = 3,
-	ATA_SET_MAX_FREEZE_LOCK = 4,
-	ATA_SET_MAX_PASSWD_DMA = 5,
-	ATA_SET_MAX_UNLOCK_DMA = 6,
-	ATA_DCO_RESTORE = 192,
-	ATA_DCO_FREEZE_LOCK = 193,
-	ATA_DCO_IDENTIFY = 194,
-	ATA_DCO_SET = 195,
-	ATA_SMART_ENABLE = 216,
-	ATA_SMART_READ_VALUES = 208,
-	ATA_SMART_READ_THRESHOLDS = 209,
-	ATA_DSM_TRIM = 1,
-	ATA_SMART_LBAM_PASS = 79,
-	ATA_SMART_LBAH_PASS = 194,
-	ATAPI_PKT_DMA = 1,
-	ATAPI_DMADIR = 4,
-	ATAPI_CDB_LEN = 16,
-	SATA_PMP_MAX_PORTS = 15,
-	SATA_PMP_CTRL_PORT = 15,
-	SATA_PMP_GSCR_DWORDS = 128,
-	SATA_PMP_GSCR_PROD_ID = 0,
-	SATA_PMP_GSCR_REV = 1,
-	SATA_PMP_GSCR_PORT_INFO = 2,
-	SATA_PMP_GSCR_ERROR = 32,
-	SATA_PMP_GSCR_ERROR_EN = 33,
-	SATA_PMP_GSCR_FEAT = 64,
-	SATA_PMP_GSCR_FEAT_EN = 96,
-	SATA_PMP_PSCR_STATUS = 0,
-	SATA_PMP_PSCR_ERROR = 1,
-	SATA_PMP_PSCR_CONTROL = 2,
-	SATA_PMP_FEAT_BIST = 1,
-	SATA_PMP_FEAT_PMREQ = 2,
-	SATA_PMP_FEAT_DYNSSC = 4,
-	SATA_PMP_FEAT_NOTIFY = 8,
-	ATA_CBL_NONE = 0,
-	ATA_CBL_PATA40 = 1,
-	ATA_CBL_PATA80 = 2,
-	ATA_CBL_PATA40_SHORT = 3,
-	ATA_CBL_PATA_UNK = 4,
-	ATA_CBL_PATA_IGN = 5,
-	ATA_CBL_SATA = 6,
-	SCR_STATUS = 0,
-	SCR_ERROR = 1,
-	SCR_CONTROL = 2,
-	SCR_ACTIVE = 3,
-	SCR_NOTIFICATION = 4,
-	SERR_DATA_RECOVERED = 1,
-	SERR_COMM_RECOVERED = 2,
-	SERR_DATA = 256,
-	SERR_PERSISTENT = 512,
-	SERR_PROTOCOL = 1024,
-	SERR_INTERNAL = 2048,
-	SERR_PHYRDY_CHG = 65536,
-	SERR_PHY_INT_ERR = 131072,
-	SERR_COMM_WAKE = 262144,
-	SERR_10B_8B_ERR = 524288,
-	SERR_DISPARITY = 1048576,
-	SERR_CRC = 2097152,
-	SERR_HANDSHAKE = 4194304,
-	SERR_LINK_SEQ_ERR = 8388608,
-	SERR_TRANS_ST_ERROR = 16777216,
-	SERR_UNRECOG_FIS = 33554432,
-	SERR_DEV_XCHG = 67108864,
+enum cppc_regs {
+	HIGHEST_PERF = 0,
+	NOMINAL_PERF = 1,
+	LOW_NON_LINEAR_PERF = 2,
+	LOWEST_PERF = 3,
+	GUARANTEED_PERF = 4,
+	DESIRED_PERF = 5,
+	MIN_PERF = 6,
+	MAX_PERF = 7,
+	PERF_REDUC_TOLERANCE = 8,
+	TIME_WINDOW = 9,
+	CTR_WRAP_TIME = 10,
+	REFERENCE_CTR = 11,
+	DELIVERED_CTR = 12,
+	PERF_LIMITED = 13,
+	ENABLE = 14,
+	AUTO_SEL_ENABLE = 15,
+	AUTO_ACT_WINDOW = 16,
+	ENERGY_PERF = 17,
+	REFERENCE_PERF = 18,
+	LOWEST_FREQ = 19,
+	NOMINAL_FREQ = 20,
 };
 
-enum {
-	LIBATA_MAX_PRD = 128,
-	LIBATA_DUMB_MAX_PRD = 64,
-	ATA_DEF_QUEUE = 1,
-	ATA_MAX_QUEUE = 32,
-	ATA_TAG_INTERNAL = 32,
-	ATA_SHORT_PAUSE = 16,
-	ATAPI_MAX_DRAIN = 16384,
-	ATA_ALL_DEVICES = 3,
-	ATA_SHT_EMULATED = 1,
-	ATA_SHT_THIS_ID = -1,
-	ATA_TFLAG_LBA48 = 1,
-	ATA_TFLAG_ISADDR = 2,
-	ATA_TFLAG_DEVICE = 4,
-	ATA_TFLAG_WRITE = 8,
-	ATA_TFLAG_LBA = 16,
-	ATA_TFLAG_FUA = 32,
-	ATA_TFLAG_POLLING = 64,
-	ATA_DFLAG_LBA = 1,
-	ATA_DFLAG_LBA48 = 2,
-	ATA_DFLAG_CDB_INTR = 4,
-	ATA_DFLAG_NCQ = 8,
-	ATA_DFLAG_FLUSH_EXT = 16,
-	ATA_DFLAG_ACPI_PENDING = 32,
-	ATA_DFLAG_ACPI_FAILED = 64,
-	ATA_DFLAG_AN = 128,
-	ATA_DFLAG_TRUSTED = 256,
-	ATA_DFLAG_FUA = 512,
-	ATA_DFLAG_DMADIR = 1024,
-	ATA_DFLAG_CFG_MASK = 4095,
-	ATA_DFLAG_PIO = 4096,
-	ATA_DFLAG_NCQ_OFF = 8192,
-	ATA_DFLAG_SLEEPING = 32768,
-	ATA_DFLAG_DUBIOUS_XFER = 65536,
-	ATA_DFLAG_NO_UNLOAD = 131072,
-	ATA_DFLAG_UNLOCK_HPA = 262144,
-	ATA_DFLAG_NCQ_SEND_RECV = 524288,
-	ATA_DFLAG_NCQ_PRIO = 1048576,
-	ATA_DFLAG_NCQ_PRIO_ENABLED = 2097152,
-	ATA_DFLAG_RESUMING = 4194304,
-	ATA_DFLAG_INIT_MASK = 16777215,
-	ATA_DFLAG_DETACH = 16777216,
-	ATA_DFLAG_DETACHED = 33554432,
-	ATA_DFLAG_DA = 67108864,
-	ATA_DFLAG_DEVSLP = 134217728,
-	ATA_DFLAG_ACPI_DISABLED = 268435456,
-	ATA_DFLAG_D_SENSE = 536870912,
-	ATA_DFLAG_ZAC = 1073741824,
-	ATA_DFLAG_FEATURES_MASK = 202900224,
-	ATA_DEV_UNKNOWN = 0,
-	ATA_DEV_ATA = 1,
-	ATA_DEV_ATA_UNSUP = 2,
-	ATA_DEV_ATAPI = 3,
-	ATA_DEV_ATAPI_UNSUP = 4,
-	ATA_DEV_PMP = 5,
-	ATA_DEV_PMP_UNSUP = 6,
-	ATA_DEV_SEMB = 7,
-	ATA_DEV_SEMB_UNSUP = 8,
-	ATA_DEV_ZAC = 9,
-	ATA_DEV_ZAC_UNSUP = 10,
-	ATA_DEV_NONE = 11,
-	ATA_LFLAG_NO_HRST = 2,
-	ATA_LFLAG_NO_SRST = 4,
-	ATA_LFLAG_ASSUME_ATA = 8,
-	ATA_LFLAG_ASSUME_SEMB = 16,
-	ATA_LFLAG_ASSUME_CLASS = 24,
-	ATA_LFLAG_NO_RETRY = 32,
-	ATA_LFLAG_DISABLED = 64,
-	ATA_LFLAG_SW_ACTIVITY = 128,
-	ATA_LFLAG_NO_LPM = 256,
-	ATA_LFLAG_RST_ONCE = 512,
-	ATA_LFLAG_CHANGED = 1024,
-	ATA_LFLAG_NO_DEBOUNCE_DELAY = 2048,
-	ATA_FLAG_SLAVE_POSS = 1,
-	ATA_FLAG_SATA = 2,
-	ATA_FLAG_NO_LPM = 4,
-	ATA_FLAG_NO_LOG_PAGE = 32,
-	ATA_FLAG_NO_ATAPI = 64,
-	ATA_FLAG_PIO_DMA = 128,
-	ATA_FLAG_PIO_LBA48 = 256,
-	ATA_FLAG_PIO_POLLING = 512,
-	ATA_FLAG_NCQ = 1024,
-	ATA_FLAG_NO_POWEROFF_SPINDOWN = 2048,
-	ATA_FLAG_NO_HIBERNATE_SPINDOWN = 4096,
-	ATA_FLAG_DEBUGMSG = 8192,
-	ATA_FLAG_FPDMA_AA = 16384,
-	ATA_FLAG_IGN_SIMPLEX = 32768,
-	ATA_FLAG_NO_IORDY = 65536,
-	ATA_FLAG_ACPI_SATA = 131072,
-	ATA_FLAG_AN = 262144,
-	ATA_FLAG_PMP = 524288,
-	ATA_FLAG_FPDMA_AUX = 1048576,
-	ATA_FLAG_EM = 2097152,
-	ATA_FLAG_SW_ACTIVITY = 4194304,
-	ATA_FLAG_NO_DIPM = 8388608,
-	ATA_FLAG_SAS_HOST = 16777216,
-	ATA_PFLAG_EH_PENDING = 1,
-	ATA_PFLAG_EH_IN_PROGRESS = 2,
-	ATA_PFLAG_FROZEN = 4,
-	ATA_PFLAG_RECOVERED = 8,
-	ATA_PFLAG_LOADING = 16,
-	ATA_PFLAG_SCSI_HOTPLUG = 64,
-	ATA_PFLAG_INITIALIZING = 128,
-	ATA_PFLAG_RESETTING = 256,
-	ATA_PFLAG_UNLOADING = 512,
-	ATA_PFLAG_UNLOADED = 1024,
-	ATA_PFLAG_RESUMING = 65536,
-	ATA_PFLAG_SUSPENDED = 131072,
-	ATA_PFLAG_PM_PENDING = 262144,
-	ATA_PFLAG_INIT_GTM_VALID = 524288,
-	ATA_PFLAG_PIO32 = 1048576,
-	ATA_PFLAG_PIO32CHANGE = 2097152,
-	ATA_PFLAG_EXTERNAL = 4194304,
-	ATA_QCFLAG_ACTIVE = 1,
-	ATA_QCFLAG_DMAMAP = 2,
-	ATA_QCFLAG_IO = 8,
-	ATA_QCFLAG_RESULT_TF = 16,
-	ATA_QCFLAG_CLEAR_EXCL = 32,
-	ATA_QCFLAG_QUIET = 64,
-	ATA_QCFLAG_RETRY = 128,
-	ATA_QCFLAG_FAILED = 65536,
-	ATA_QCFLAG_SENSE_VALID = 131072,
-	ATA_QCFLAG_EH_SCHEDULED = 262144,
-	ATA_HOST_SIMPLEX = 1,
-	ATA_HOST_STARTED = 2,
-	ATA_HOST_PARALLEL_SCAN = 4,
-	ATA_HOST_IGNORE_ATA = 8,
-	ATA_HOST_NO_PART = 16,
-	ATA_HOST_NO_SSC = 32,
-	ATA_HOST_NO_DEVSLP = 64,
-	ATA_TMOUT_BOOT = 30000,
-	ATA_TMOUT_BOOT_QUICK = 7000,
-	ATA_TMOUT_INTERNAL_QUICK = 5000,
-	ATA_TMOUT_MAX_PARK = 30000,
-	ATA_TMOUT_FF_WAIT_LONG = 2000,
-	ATA_TMOUT_FF_WAIT = 800,
-	ATA_WAIT_AFTER_RESET = 150,
-	ATA_TMOUT_PMP_SRST_WAIT = 10000,
-	ATA_TMOUT_SPURIOUS_PHY = 10000,
-	BUS_UNKNOWN = 0,
-	BUS_DMA = 1,
-	BUS_IDLE = 2,
-	BUS_NOINTR = 3,
-	BUS_NODATA = 4,
-	BUS_TIMER = 5,
-	BUS_PIO = 6,
-	BUS_EDD = 7,
-	BUS_IDENTIFY = 8,
-	BUS_PACKET = 9,
-	PORT_UNKNOWN = 0,
-	PORT_ENABLED = 1,
-	PORT_DISABLED = 2,
-	ATA_NR_PIO_MODES = 7,
-	ATA_NR_MWDMA_MODES = 5,
-	ATA_NR_UDMA_MODES = 8,
-	ATA_SHIFT_PIO = 0,
-	ATA_SHIFT_MWDMA = 7,
-	ATA_SHIFT_UDMA = 12,
-	ATA_SHIFT_PRIO = 6,
-	ATA_PRIO_HIGH = 2,
-	ATA_DMA_PAD_SZ = 4,
-	ATA_ERING_SIZE = 32,
-	ATA_DEFER_LINK = 1,
-	ATA_DEFER_PORT = 2,
-	ATA_EH_DESC_LEN = 80,
-	ATA_EH_REVALIDATE = 1,
-	ATA_EH_SOFTRESET = 2,
-	ATA_EH_HARDRESET = 4,
-	ATA_EH_RESET = 6,
-	ATA_EH_ENABLE_LINK = 8,
-	ATA_EH_PARK = 32,
-	ATA_EH_SET_ACTIVE = 64,
-	ATA_EH_PERDEV_MASK = 97,
-	ATA_EH_ALL_ACTIONS = 15,
-	ATA_EHI_HOTPLUGGED = 1,
-	ATA_EHI_NO_AUTOPSY = 4,
-	ATA_EHI_QUIET = 8,
-	ATA_EHI_NO_RECOVERY = 16,
-	ATA_EHI_DID_SOFTRESET = 65536,
-	ATA_EHI_DID_HARDRESET = 131072,
-	ATA_EHI_PRINTINFO = 262144,
-	ATA_EHI_SETMODE = 524288,
-	ATA_EHI_POST_SETMODE = 1048576,
-	ATA_EHI_DID_RESET = 196608,
-	ATA_EHI_TO_SLAVE_MASK = 12,
-	ATA_EH_MAX_TRIES = 5,
-	ATA_LINK_RESUME_TRIES = 5,
-	ATA_PROBE_MAX_TRIES = 3,
-	ATA_EH_DEV_TRIES = 3,
-	ATA_EH_PMP_TRIES = 5,
-	ATA_EH_PMP_LINK_TRIES = 3,
-	SATA_PMP_RW_TIMEOUT = 3000,
-	ATA_EH_CMD_TIMEOUT_TABLE_SIZE = 8,
-	ATA_HORKAGE_DIAGNOSTIC = 1,
-	ATA_HORKAGE_NODMA = 2,
-	ATA_HORKAGE_NONCQ = 4,
-	ATA_HORKAGE_MAX_SEC_128 = 8,
-	ATA_HORKAGE_BROKEN_HPA = 16,
-	ATA_HORKAGE_DISABLE = 32,
-	ATA_HORKAGE_HPA_SIZE = 64,
-	ATA_HORKAGE_IVB = 256,
-	ATA_HORKAGE_STUCK_ERR = 512,
-	ATA_HORKAGE_BRIDGE_OK = 1024,
-	ATA_HORKAGE_ATAPI_MOD16_DMA = 2048,
-	ATA_HORKAGE_FIRMWARE_WARN = 4096,
-	ATA_HORKAGE_1_5_GBPS = 8192,
-	ATA_HORKAGE_NOSETXFER = 16384,
-	ATA_HORKAGE_BROKEN_FPDMA_AA = 32768,
-	ATA_HORKAGE_DUMP_ID = 65536,
-	ATA_HORKAGE_MAX_SEC_LBA48 = 131072,
-	ATA_HORKAGE_ATAPI_DMADIR = 262144,
-	ATA_HORKAGE_NO_NCQ_TRIM = 524288,
-	ATA_HORKAGE_NOLPM = 1048576,
-	ATA_HORKAGE_WD_BROKEN_LPM = 2097152,
-	ATA_HORKAGE_ZERO_AFTER_TRIM = 4194304,
-	ATA_HORKAGE_NO_DMA_LOG = 8388608,
-	ATA_HORKAGE_NOTRIM = 16777216,
-	ATA_HORKAGE_MAX_SEC_1024 = 33554432,
-	ATA_HORKAGE_MAX_TRIM_128M = 67108864,
-	ATA_HORKAGE_NO_NCQ_ON_ATI = 134217728,
-	ATA_HORKAGE_NO_ID_DEV_LOG = 268435456,
-	ATA_HORKAGE_NO_LOG_DIR = 536870912,
-	ATA_HORKAGE_NO_FUA = 1073741824,
-	ATA_DMA_MASK_ATA = 1,
-	ATA_DMA_MASK_ATAPI = 2,
-	ATA_DMA_MASK_CFA = 4,
-	ATAPI_READ = 0,
-	ATAPI_WRITE = 1,
-	ATAPI_READ_CD = 2,
-	ATAPI_PASS_THRU = 3,
-	ATAPI_MISC = 4,
-	ATA_TIMING_SETUP = 1,
-	ATA_TIMING_ACT8B = 2,
-	ATA_TIMING_REC8B = 4,
-	ATA_TIMING_CYC8B = 8,
-	ATA_TIMING_8BIT = 14,
-	ATA_TIMING_ACTIVE = 16,
-	ATA_TIMING_RECOVER = 32,
-	ATA_TIMING_DMACK_HOLD = 64,
-	ATA_TIMING_CYCLE = 128,
-	ATA_TIMING_UDMA = 256,
-	ATA_TIMING_ALL = 511,
-	ATA_ACPI_FILTER_SETXFER = 1,
-	ATA_ACPI_FILTER_LOCK = 2,
-	ATA_ACPI_FILTER_DIPM = 4,
-	ATA_ACPI_FILTER_FPDMA_OFFSET = 8,
-	ATA_ACPI_FILTER_FPDMA_AA = 16,
-	ATA_ACPI_FILTER_DEFAULT = 7,
+struct cppc_perf_ctrls {
+	u32 max_perf;
+	u32 min_perf;
+	u32 desired_perf;
 };
+
+struct cppc_perf_fb_ctrs {
+	u64 reference;
+	u64 delivered;
+	u64 reference_perf;
+	u64 wraparound_time;
+};
+
+struct cppc_cpudata {
+	struct list_head node;
+	struct cppc_perf_caps perf_caps;
+	struct cppc_perf_ctrls perf_ctrls;
+	struct cppc_perf_fb_ctrs perf_fb_ctrs;
+	unsigned int shared_type;
+	cpumask_var_t shared_cpu_map;
+};
+
+struct cppc_pcc_data {
+	struct pcc_mbox_chan *pcc_channel;
+	void *pcc_comm_addr;
+	bool pcc_channel_acquired;
+	unsigned int deadline_us;
+	unsigned int pcc_mpar;
+	unsigned int pcc_mrtt;
+	unsigned int pcc_nominal;
+	bool pending_pcc_write_cmd;
+	bool platform_owns_pcc;
+	unsigned int pcc_write_cnt;
+	struct rw_semaphore pcc_lock;
+	wait_queue_head_t pcc_write_wait_q;
+	ktime_t last_cmd_cmpl_time;
+	ktime_t last_mpar_reset;
+	int mpar_count;
+	int refcount;
+};
+
+struct pnp_info_buffer {
+	char *buffer;
+	char *curr;
+	long unsigned int size;
+	long unsigned int len;
+	int stop;
+	int error;
+};
+
+typedef struct pnp_info_buffer pnp_info_buffer_t;
 
 struct acpipnp_parse_option_s {
 	struct pnp_dev *dev;
@@ -66161,485 +65813,479 @@ struct tty_file_private {
 	struct list_head list;
 };
 
-struct ldsem_waiter {
-	struct list_head list;
-	struct task_struct *task;
+struct termios {
+	tcflag_t c_iflag;
+	tcflag_t c_oflag;
+	tcflag_t c_cflag;
+	tcflag_t c_lflag;
+	cc_t c_line;
+	cc_t c_cc[19];
 };
 
-struct unipair {
-	short unsigned int unicode;
-	short unsigned int fontpos;
+struct termios2 {
+	tcflag_t c_iflag;
+	tcflag_t c_oflag;
+	tcflag_t c_cflag;
+	tcflag_t c_lflag;
+	cc_t c_line;
+	cc_t c_cc[19];
+	speed_t c_ispeed;
+	speed_t c_ospeed;
 };
 
-struct unimapdesc {
-	short unsigned int entry_ct;
-	struct unipair *entries;
+struct termio {
+	short unsigned int c_iflag;
+	short unsigned int c_oflag;
+	short unsigned int c_cflag;
+	short unsigned int c_lflag;
+	unsigned char c_line;
+	unsigned char c_cc[8];
 };
 
-struct console_font_op {
-	unsigned int op;
+struct sysrq_state {
+	struct input_handle handle;
+	struct work_struct reinject_work;
+	long unsigned int key_down[12];
+	unsigned int alt;
+	unsigned int alt_use;
+	unsigned int shift;
+	unsigned int shift_use;
+	bool active;
+	bool need_reinject;
+	bool reinjecting;
+	bool reset_canceled;
+	bool reset_requested;
+	long unsigned int reset_keybit[12];
+	int reset_seq_len;
+	int reset_seq_cnt;
+	int reset_seq_version;
+	struct timer_list keyreset_timer;
+};
+
+struct vcs_poll_data {
+	struct notifier_block notifier;
+	unsigned int cons_num;
+	int event;
+	wait_queue_head_t waitq;
+	struct fasync_struct *fasync;
+};
+
+struct kbdiacr {
+	unsigned char diacr;
+	unsigned char base;
+	unsigned char result;
+};
+
+struct kbdiacrs {
+	unsigned int kb_cnt;
+	struct kbdiacr kbdiacr[256];
+};
+
+struct kbdiacruc {
+	unsigned int diacr;
+	unsigned int base;
+	unsigned int result;
+};
+
+struct kbdiacrsuc {
+	unsigned int kb_cnt;
+	struct kbdiacruc kbdiacruc[256];
+};
+
+struct keyboard_notifier_param {
+	struct vc_data *vc;
+	int down;
+	int shift;
+	int ledstate;
+	unsigned int value;
+};
+
+struct kbd_struct {
+	unsigned char lockstate;
+	unsigned char slockstate;
+	unsigned char ledmode: 1;
+	unsigned char ledflagstate: 4;
+	char: 3;
+	unsigned char default_ledflagstate: 4;
+	unsigned char kbdmode: 3;
+	int: 1;
+	unsigned char modeflags: 5;
+};
+
+typedef void k_handler_fn(struct vc_data *, unsigned char, char);
+
+typedef void fn_handler_fn(struct vc_data *);
+
+struct getset_keycode_data {
+	struct input_keymap_entry ke;
+	int error;
+};
+
+enum gpiod_flags {
+	GPIOD_ASIS = 0,
+	GPIOD_IN = 1,
+	GPIOD_OUT_LOW = 3,
+	GPIOD_OUT_HIGH = 7,
+	GPIOD_OUT_LOW_OPEN_DRAIN = 11,
+	GPIOD_OUT_HIGH_OPEN_DRAIN = 15,
+};
+
+struct uart_driver {
+	struct module *owner;
+	const char *driver_name;
+	const char *dev_name;
+	int major;
+	int minor;
+	int nr;
+	struct console *cons;
+	struct uart_state *state;
+	struct tty_driver *tty_driver;
+};
+
+struct uart_match {
+	struct uart_port *port;
+	struct uart_driver *driver;
+};
+
+enum hwparam_type {
+	hwparam_ioport = 0,
+	hwparam_iomem = 1,
+	hwparam_ioport_or_iomem = 2,
+	hwparam_irq = 3,
+	hwparam_dma = 4,
+	hwparam_dma_addr = 5,
+	hwparam_other = 6,
+};
+
+struct plat_serial8250_port {
+	long unsigned int iobase;
+	void *membase;
+	resource_size_t mapbase;
+	unsigned int irq;
+	long unsigned int irqflags;
+	unsigned int uartclk;
+	void *private_data;
+	unsigned char regshift;
+	unsigned char iotype;
+	unsigned char hub6;
+	unsigned char has_sysrq;
+	upf_t flags;
+	unsigned int type;
+	unsigned int (*serial_in)(struct uart_port *, int);
+	void (*serial_out)(struct uart_port *, int, int);
+	void (*set_termios)(struct uart_port *, struct ktermios *, const struct ktermios *);
+	void (*set_ldisc)(struct uart_port *, struct ktermios *);
+	unsigned int (*get_mctrl)(struct uart_port *);
+	int (*handle_irq)(struct uart_port *);
+	void (*pm)(struct uart_port *, unsigned int, unsigned int);
+	void (*handle_break)(struct uart_port *);
+};
+
+enum {
+	PLAT8250_DEV_LEGACY = -1,
+	PLAT8250_DEV_PLATFORM = 0,
+	PLAT8250_DEV_PLATFORM1 = 1,
+	PLAT8250_DEV_PLATFORM2 = 2,
+	PLAT8250_DEV_FOURPORT = 3,
+	PLAT8250_DEV_ACCENT = 4,
+	PLAT8250_DEV_BOCA = 5,
+	PLAT8250_DEV_EXAR_ST16C554 = 6,
+	PLAT8250_DEV_HUB6 = 7,
+	PLAT8250_DEV_AU1X00 = 8,
+	PLAT8250_DEV_SM501 = 9,
+};
+
+struct old_serial_port {
+	unsigned int uart;
+	unsigned int baud_base;
+	unsigned int port;
+	unsigned int irq;
+	upf_t flags;
+	unsigned char io_type;
+	unsigned char *iomem_base;
+	short unsigned int iomem_reg_shift;
+};
+
+struct irq_info___2 {
+	struct hlist_node node;
+	int irq;
+	spinlock_t lock;
+	struct list_head *head;
+};
+
+struct serial8250_config {
+	const char *name;
+	short unsigned int fifo_size;
+	short unsigned int tx_loadsz;
+	unsigned char fcr;
+	unsigned char rxtrig_bytes[4];
 	unsigned int flags;
-	unsigned int width;
-	unsigned int height;
-	unsigned int charcount;
-	unsigned char *data;
 };
 
-struct vt_stat {
-	short unsigned int v_active;
-	short unsigned int v_signal;
-	short unsigned int v_state;
+enum pci_ers_result {
+	PCI_ERS_RESULT_NONE = 1,
+	PCI_ERS_RESULT_CAN_RECOVER = 2,
+	PCI_ERS_RESULT_NEED_RESET = 3,
+	PCI_ERS_RESULT_DISCONNECT = 4,
+	PCI_ERS_RESULT_RECOVERED = 5,
+	PCI_ERS_RESULT_NO_AER_DRIVER = 6,
 };
 
-struct vt_sizes {
-	short unsigned int v_rows;
-	short unsigned int v_cols;
-	short unsigned int v_scrollsize;
-};
-
-struct vt_consize {
-	short unsigned int v_rows;
-	short unsigned int v_cols;
-	short unsigned int v_vlin;
-	short unsigned int v_clin;
-	short unsigned int v_vcol;
-	short unsigned int v_ccol;
-};
-
-struct vt_event {
-	unsigned int event;
-	unsigned int oldev;
-	unsigned int newev;
-	unsigned int pad[4];
-};
-
-struct vt_setactivate {
-	unsigned int console;
-	struct vt_mode mode;
-};
-
-struct vt_event_wait {
-	struct list_head list;
-	struct vt_event event;
-	int done;
-};
-
-struct tiocl_selection {
-	short unsigned int xs;
-	short unsigned int ys;
-	short unsigned int xe;
-	short unsigned int ye;
-	short unsigned int sel_mode;
-};
-
-struct vc_selection {
-	struct mutex lock;
-	struct vc_data *cons;
-	char *buffer;
-	unsigned int buf_len;
-	volatile int start;
-	int end;
-};
-
-typedef short unsigned int u_short;
-
-enum translation_map {
-	LAT1_MAP = 0,
-	GRAF_MAP = 1,
-	IBMPC_MAP = 2,
-	USER_MAP = 3,
-	FIRST_MAP = 0,
-	LAST_MAP = 3,
-};
-
-struct uni_pagedict {
-	u16 **uni_pgdir[32];
-	long unsigned int refcount;
-	long unsigned int sum;
-	unsigned char *inverse_translations[4];
-	u16 *inverse_trans_unicode;
-};
-
-typedef uint32_t char32_t;
-
-struct uni_screen {
-	char32_t *lines[0];
-};
-
-struct con_driver {
-	const struct consw *con;
-	const char *desc;
-	struct device *dev;
-	int node;
-	int first;
-	int last;
-	int flag;
-};
-
-enum {
-	blank_off = 0,
-	blank_normal_wait = 1,
-	blank_vesa_wait = 2,
-};
-
-enum {
-	EPecma = 0,
-	EPdec = 1,
-	EPeq = 2,
-	EPgt = 3,
-	EPlt = 4,
-};
-
-struct rgb {
-	u8 r;
-	u8 g;
-	u8 b;
-};
-
-enum {
-	ESnormal = 0,
-	ESesc = 1,
-	ESsquare = 2,
-	ESgetpars = 3,
-	ESfunckey = 4,
-	EShash = 5,
-	ESsetG0 = 6,
-	ESsetG1 = 7,
-	ESpercent = 8,
-	EScsiignore = 9,
-	ESnonstd = 10,
-	ESpalette = 11,
-	ESosc = 12,
-	ESapc = 13,
-	ESpm = 14,
-	ESdcs = 15,
-};
-
-struct interval {
-	uint32_t first;
-	uint32_t last;
-};
-
-struct vc_draw_region {
-	long unsigned int from;
-	long unsigned int to;
-	int x;
-};
-
-struct dw8250_port_data {
-	int line;
-	struct uart_8250_dma dma;
-	u8 dlf_size;
-	bool hw_rs485_support;
-};
-
-struct dw8250_platform_data {
-	u8 usr_reg;
-	u32 cpr_val;
-	unsigned int quirks;
-};
-
-struct dw8250_data {
-	struct dw8250_port_data data;
-	const struct dw8250_platform_data *pdata;
-	int msr_mask_on;
-	int msr_mask_off;
-	struct clk *clk;
-	struct clk *pclk;
-	struct notifier_block clk_notifier;
-	struct work_struct clk_work;
-	struct reset_control *rst;
-	unsigned int skip_autocfg: 1;
-	unsigned int uart_16550_compatible: 1;
-};
-
-struct exar8250_platform {
-	int (*rs485_config)(struct uart_port *, struct ktermios *, struct serial_rs485 *);
-	const struct serial_rs485 *rs485_supported;
-	int (*register_gpio)(struct pci_dev *, struct uart_8250_port *);
-	void (*unregister_gpio)(struct uart_8250_port *);
-};
-
-struct exar8250;
-
-struct exar8250_board {
+struct pciserial_board {
+	unsigned int flags;
 	unsigned int num_ports;
+	unsigned int base_baud;
+	unsigned int uart_offset;
 	unsigned int reg_shift;
-	int (*setup)(struct exar8250 *, struct pci_dev *, struct uart_8250_port *, int);
+	unsigned int first_offset;
+};
+
+struct serial_private;
+
+struct pci_serial_quirk {
+	u32 vendor;
+	u32 device;
+	u32 subvendor;
+	u32 subdevice;
+	int (*probe)(struct pci_dev *);
+	int (*init)(struct pci_dev *);
+	int (*setup)(struct serial_private *, const struct pciserial_board *, struct uart_8250_port *, int);
 	void (*exit)(struct pci_dev *);
 };
 
-struct exar8250 {
+struct serial_private {
+	struct pci_dev *dev;
 	unsigned int nr;
-	struct exar8250_board *board;
-	void *virt;
+	struct pci_serial_quirk *quirk;
+	const struct pciserial_board *board;
 	int line[0];
 };
 
-struct dw_dma_slave {
+struct f815xxa_data {
+	spinlock_t lock;
+	int idx;
+};
+
+struct timedia_struct {
+	int num;
+	const short unsigned int *ids;
+};
+
+enum pci_board_num_t {
+	pbn_default = 0,
+	pbn_b0_1_115200 = 1,
+	pbn_b0_2_115200 = 2,
+	pbn_b0_4_115200 = 3,
+	pbn_b0_5_115200 = 4,
+	pbn_b0_8_115200 = 5,
+	pbn_b0_1_921600 = 6,
+	pbn_b0_2_921600 = 7,
+	pbn_b0_4_921600 = 8,
+	pbn_b0_2_1130000 = 9,
+	pbn_b0_4_1152000 = 10,
+	pbn_b0_4_1250000 = 11,
+	pbn_b0_2_1843200 = 12,
+	pbn_b0_4_1843200 = 13,
+	pbn_b0_1_15625000 = 14,
+	pbn_b0_bt_1_115200 = 15,
+	pbn_b0_bt_2_115200 = 16,
+	pbn_b0_bt_4_115200 = 17,
+	pbn_b0_bt_8_115200 = 18,
+	pbn_b0_bt_1_460800 = 19,
+	pbn_b0_bt_2_460800 = 20,
+	pbn_b0_bt_4_460800 = 21,
+	pbn_b0_bt_1_921600 = 22,
+	pbn_b0_bt_2_921600 = 23,
+	pbn_b0_bt_4_921600 = 24,
+	pbn_b0_bt_8_921600 = 25,
+	pbn_b1_1_115200 = 26,
+	pbn_b1_2_115200 = 27,
+	pbn_b1_4_115200 = 28,
+	pbn_b1_8_115200 = 29,
+	pbn_b1_16_115200 = 30,
+	pbn_b1_1_921600 = 31,
+	pbn_b1_2_921600 = 32,
+	pbn_b1_4_921600 = 33,
+	pbn_b1_8_921600 = 34,
+	pbn_b1_2_1250000 = 35,
+	pbn_b1_bt_1_115200 = 36,
+	pbn_b1_bt_2_115200 = 37,
+	pbn_b1_bt_4_115200 = 38,
+	pbn_b1_bt_2_921600 = 39,
+	pbn_b1_1_1382400 = 40,
+	pbn_b1_2_1382400 = 41,
+	pbn_b1_4_1382400 = 42,
+	pbn_b1_8_1382400 = 43,
+	pbn_b2_1_115200 = 44,
+	pbn_b2_2_115200 = 45,
+	pbn_b2_4_115200 = 46,
+	pbn_b2_8_115200 = 47,
+	pbn_b2_1_460800 = 48,
+	pbn_b2_4_460800 = 49,
+	pbn_b2_8_460800 = 50,
+	pbn_b2_16_460800 = 51,
+	pbn_b2_1_921600 = 52,
+	pbn_b2_4_921600 = 53,
+	pbn_b2_8_921600 = 54,
+	pbn_b2_8_1152000 = 55,
+	pbn_b2_bt_1_115200 = 56,
+	pbn_b2_bt_2_115200 = 57,
+	pbn_b2_bt_4_115200 = 58,
+	pbn_b2_bt_2_921600 = 59,
+	pbn_b2_bt_4_921600 = 60,
+	pbn_b3_2_115200 = 61,
+	pbn_b3_4_115200 = 62,
+	pbn_b3_8_115200 = 63,
+	pbn_b4_bt_2_921600 = 64,
+	pbn_b4_bt_4_921600 = 65,
+	pbn_b4_bt_8_921600 = 66,
+	pbn_panacom = 67,
+	pbn_panacom2 = 68,
+	pbn_panacom4 = 69,
+	pbn_plx_romulus = 70,
+	pbn_oxsemi = 71,
+	pbn_oxsemi_1_15625000 = 72,
+	pbn_oxsemi_2_15625000 = 73,
+	pbn_oxsemi_4_15625000 = 74,
+	pbn_oxsemi_8_15625000 = 75,
+	pbn_intel_i960 = 76,
+	pbn_sgi_ioc3 = 77,
+	pbn_computone_4 = 78,
+	pbn_computone_6 = 79,
+	pbn_computone_8 = 80,
+	pbn_sbsxrsio = 81,
+	pbn_pasemi_1682M = 82,
+	pbn_ni8430_2 = 83,
+	pbn_ni8430_4 = 84,
+	pbn_ni8430_8 = 85,
+	pbn_ni8430_16 = 86,
+	pbn_ADDIDATA_PCIe_1_3906250 = 87,
+	pbn_ADDIDATA_PCIe_2_3906250 = 88,
+	pbn_ADDIDATA_PCIe_4_3906250 = 89,
+	pbn_ADDIDATA_PCIe_8_3906250 = 90,
+	pbn_ce4100_1_115200 = 91,
+	pbn_omegapci = 92,
+	pbn_NETMOS9900_2s_115200 = 93,
+	pbn_brcm_trumanage = 94,
+	pbn_fintek_4 = 95,
+	pbn_fintek_8 = 96,
+	pbn_fintek_12 = 97,
+	pbn_fintek_F81504A = 98,
+	pbn_fintek_F81508A = 99,
+	pbn_fintek_F81512A = 100,
+	pbn_wch382_2 = 101,
+	pbn_wch384_4 = 102,
+	pbn_wch384_8 = 103,
+	pbn_sunix_pci_1s = 104,
+	pbn_sunix_pci_2s = 105,
+	pbn_sunix_pci_4s = 106,
+	pbn_sunix_pci_8s = 107,
+	pbn_sunix_pci_16s = 108,
+	pbn_titan_1_4000000 = 109,
+	pbn_titan_2_4000000 = 110,
+	pbn_titan_4_4000000 = 111,
+	pbn_titan_8_4000000 = 112,
+	pbn_moxa8250_2p = 113,
+	pbn_moxa8250_4p = 114,
+	pbn_moxa8250_8p = 115,
+};
+
+struct hsu_dma_slave {
 	struct device *dma_dev;
-	u8 src_id;
-	u8 dst_id;
-	u8 m_master;
-	u8 p_master;
-	u8 channels;
-	bool hs_polarity;
+	int chan_id;
 };
 
-struct dw_dma_platform_data {
-	u32 nr_masters;
-	u32 nr_channels;
-	u32 chan_allocation_order;
-	u32 chan_priority;
-	u32 block_size;
-	u32 data_width[4];
-	u32 multi_block[8];
-	u32 max_burst[8];
-	u32 protctl;
-	u32 quirks;
-};
+struct hsu_dma;
 
-struct dw_dma;
-
-struct dw_dma_chip {
+struct hsu_dma_chip {
 	struct device *dev;
-	int id;
 	int irq;
 	void *regs;
-	struct clk *clk;
-	struct dw_dma *dw;
-	const struct dw_dma_platform_data *pdata;
+	unsigned int length;
+	unsigned int offset;
+	struct hsu_dma *hsu;
 };
 
-struct lpss8250;
+struct mid8250;
 
-struct lpss8250_board {
+struct mid8250_board {
 	long unsigned int freq;
 	unsigned int base_baud;
-	int (*setup)(struct lpss8250 *, struct uart_port *);
-	void (*exit)(struct lpss8250 *);
+	unsigned int bar;
+	int (*setup)(struct mid8250 *, struct uart_port *);
+	void (*exit)(struct mid8250 *);
 };
 
-struct lpss8250 {
-	struct dw8250_port_data data;
-	struct lpss8250_board *board;
-	struct dw_dma_chip dma_chip;
-	struct dw_dma_slave dma_param;
-	u8 dma_maxburst;
+struct mid8250 {
+	int line;
+	int dma_index;
+	struct pci_dev *dma_dev;
+	struct uart_8250_dma dma;
+	struct mid8250_board *board;
+	struct hsu_dma_chip dma_chip;
 };
 
-struct pericom8250 {
-	void *virt;
-	unsigned int nr;
-	int line[0];
-};
-
-struct timer_rand_state {
-	long unsigned int last_time;
-	long int last_delta;
-	long int last_delta2;
-};
-
-enum chacha_constants {
-	CHACHA_CONSTANT_EXPA = 1634760805,
-	CHACHA_CONSTANT_ND_3 = 857760878,
-	CHACHA_CONSTANT_2_BY = 2036477234,
-	CHACHA_CONSTANT_TE_K = 1797285236,
-};
-
-enum {
-	CRNG_EMPTY = 0,
-	CRNG_EARLY = 1,
-	CRNG_READY = 2,
-};
-
-enum {
-	CRNG_RESEED_START_INTERVAL = 250,
-	CRNG_RESEED_INTERVAL = 15000,
-};
-
-struct crng {
-	u8 key[32];
-	long unsigned int generation;
-	local_lock_t lock;
-};
-
-struct batch_u8 {
-	u8 entropy[96];
-	local_lock_t lock;
-	long unsigned int generation;
-	unsigned int position;
-};
-
-struct batch_u16 {
-	u16 entropy[48];
-	local_lock_t lock;
-	long unsigned int generation;
-	unsigned int position;
-};
-
-struct batch_u32 {
-	u32 entropy[24];
-	local_lock_t lock;
-	long unsigned int generation;
-	unsigned int position;
-};
-
-struct batch_u64 {
-	u64 entropy[12];
-	local_lock_t lock;
-	long unsigned int generation;
-	unsigned int position;
-};
-
-enum {
-	POOL_BITS = 256,
-	POOL_READY_BITS = 256,
-	POOL_EARLY_BITS = 128,
-};
-
-struct fast_pool {
-	long unsigned int pool[4];
-	long unsigned int last;
-	unsigned int count;
-	struct timer_list mix;
-};
-
-struct entropy_timer_state {
-	long unsigned int entropy;
-	struct timer_list timer;
-	unsigned int samples;
-	unsigned int samples_per_bit;
-};
-
-enum {
-	NUM_TRIAL_SAMPLES = 8192,
-	MAX_SAMPLES_PER_BIT = 16,
-};
-
-enum {
-	MIX_INFLIGHT = 2147483648,
-};
-
-struct component_ops {
-	int (*bind)(struct device *, struct device *, void *);
-	void (*unbind)(struct device *, struct device *, void *);
-};
-
-struct component_master_ops {
-	int (*bind)(struct device *);
-	void (*unbind)(struct device *);
-};
-
-struct component;
-
-struct component_match_array {
-	void *data;
-	int (*compare)(struct device *, void *);
-	int (*compare_typed)(struct device *, int, void *);
-	void (*release)(struct device *, void *);
-	struct component *component;
-	bool duplicate;
-};
-
-struct aggregate_device;
-
-struct component {
-	struct list_head node;
-	struct aggregate_device *adev;
-	bool bound;
-	const struct component_ops *ops;
-	int subcomponent;
-	struct device *dev;
-};
-
-struct component_match {
-	size_t alloc;
-	size_t num;
-	struct component_match_array *compare;
-};
-
-struct aggregate_device {
-	struct list_head node;
-	bool bound;
-	const struct component_master_ops *ops;
-	struct device *parent;
-	struct component_match *match;
-};
-
-struct subsys_dev_iter {
-	struct klist_iter ki;
-	const struct device_type *type;
-};
-
-struct device_attach_data {
-	struct device *dev;
-	bool check_async;
-	bool want_async;
-	bool have_async;
-};
-
-struct class_attribute {
-	struct attribute attr;
-	ssize_t (*show)(struct class *, struct class_attribute *, char *);
-	ssize_t (*store)(struct class *, struct class_attribute *, const char *, size_t);
-};
-
-struct class_attribute_string {
-	struct class_attribute attr;
-	char *str;
-};
-
-struct class_compat {
-	struct kobject *kobj;
-};
-
-struct cpu_attr {
-	struct device_attribute attr;
-	const struct cpumask * const map;
-};
-
-struct probe {
-	struct probe *next;
-	dev_t dev;
-	long unsigned int range;
-	struct module *owner;
-	kobj_probe_t *get;
-	int (*lock)(dev_t, void *);
-	void *data;
-};
-
-struct kobj_map {
-	struct probe *probes[255];
-	struct mutex *lock;
-};
-
-struct devres_node {
-	struct list_head entry;
-	dr_release_t release;
+struct memdev {
 	const char *name;
-	size_t size;
+	umode_t mode;
+	const struct file_operations *fops;
+	fmode_t fmode;
 };
 
-struct devres {
-	struct devres_node node;
-	u8 data[0];
+struct fwnode_link {
+	struct fwnode_handle *supplier;
+	struct list_head s_hook;
+	struct fwnode_handle *consumer;
+	struct list_head c_hook;
+	u8 flags;
 };
 
-struct devres_group {
-	struct devres_node node[2];
-	void *id;
-	int color;
+enum dpm_order {
+	DPM_ORDER_NONE = 0,
+	DPM_ORDER_DEV_AFTER_PARENT = 1,
+	DPM_ORDER_PARENT_BEFORE_DEV = 2,
+	DPM_ORDER_DEV_LAST = 3,
 };
 
-struct action_devres {
-	void *data;
-	void (*action)(void *);
+union device_attr_group_devres {
+	const struct attribute_group *group;
+	const struct attribute_group **groups;
 };
 
-struct pages_devres {
-	long unsigned int addr;
-	unsigned int order;
+struct class_dir {
+	struct kobject kobj;
+	struct class *class;
+};
+
+struct root_device {
+	struct device dev;
+	struct module *owner;
+};
+
+struct irq_affinity_devres {
+	unsigned int count;
+	unsigned int irq[0];
+};
+
+struct platform_object {
+	struct platform_device pdev;
+	char name[0];
+};
+
+struct attribute_container {
+	struct list_head node;
+	struct klist containers;
+	struct class *class;
+	const struct attribute_group *grp;
+	struct device_attribute **attrs;
+	int (*match)(struct attribute_container *, struct device *);
+	long unsigned int flags;
+};
+
+struct internal_container {
+	struct klist_node node;
+	struct attribute_container *cont;
+	struct device classdev;
 };
 
 struct transport_container;
@@ -66718,21 +66364,39 @@ struct input_devres {
 	struct input_dev *input;
 };
 
-struct input_dev_poller {
-	void (*poll)(struct input_dev *);
-	unsigned int poll_interval;
-	unsigned int poll_interval_max;
-	unsigned int poll_interval_min;
-	struct input_dev *input;
-	struct delayed_work work;
+struct vivaldi_data {
+	u32 function_row_physmap[24];
+	unsigned int num_function_row_keys;
 };
 
-struct touchscreen_properties {
-	unsigned int max_x;
-	unsigned int max_y;
-	bool invert_x;
-	bool invert_y;
-	bool swap_x_y;
+struct atkbd {
+	struct ps2dev ps2dev;
+	struct input_dev *dev;
+	char name[64];
+	char phys[32];
+	short unsigned int id;
+	short unsigned int keycode[512];
+	long unsigned int force_release_mask[8];
+	unsigned char set;
+	bool translated;
+	bool extra;
+	bool write;
+	bool softrepeat;
+	bool softraw;
+	bool scroll;
+	bool enabled;
+	unsigned char emul;
+	bool resend;
+	bool release;
+	long unsigned int xl_bit;
+	unsigned int last;
+	long unsigned int time;
+	long unsigned int err_count;
+	struct delayed_work event_work;
+	long unsigned int event_jiffies;
+	long unsigned int event_mask;
+	struct mutex mutex;
+	struct vivaldi_data vdata;
 };
 
 enum synaptics_pkt_type {
@@ -66848,48 +66512,49 @@ struct cytp_data {
 	int tp_metrics_supported;
 };
 
-struct trace_event_raw_thermal_temperature {
-	struct trace_entry ent;
-	u32 __data_loc_thermal_zone;
-	int id;
-	int temp_prev;
-	int temp;
-	char __data[0];
+enum {
+	POWER_SUPPLY_CHARGE_TYPE_UNKNOWN = 0,
+	POWER_SUPPLY_CHARGE_TYPE_NONE = 1,
+	POWER_SUPPLY_CHARGE_TYPE_TRICKLE = 2,
+	POWER_SUPPLY_CHARGE_TYPE_FAST = 3,
+	POWER_SUPPLY_CHARGE_TYPE_STANDARD = 4,
+	POWER_SUPPLY_CHARGE_TYPE_ADAPTIVE = 5,
+	POWER_SUPPLY_CHARGE_TYPE_CUSTOM = 6,
+	POWER_SUPPLY_CHARGE_TYPE_LONGLIFE = 7,
+	POWER_SUPPLY_CHARGE_TYPE_BYPASS = 8,
 };
 
-struct trace_event_raw_cdev_update {
-	struct trace_entry ent;
-	u32 __data_loc_type;
-	long unsigned int target;
-	char __data[0];
+enum {
+	POWER_SUPPLY_HEALTH_UNKNOWN = 0,
+	POWER_SUPPLY_HEALTH_GOOD = 1,
+	POWER_SUPPLY_HEALTH_OVERHEAT = 2,
+	POWER_SUPPLY_HEALTH_DEAD = 3,
+	POWER_SUPPLY_HEALTH_OVERVOLTAGE = 4,
+	POWER_SUPPLY_HEALTH_UNSPEC_FAILURE = 5,
+	POWER_SUPPLY_HEALTH_COLD = 6,
+	POWER_SUPPLY_HEALTH_WATCHDOG_TIMER_EXPIRE = 7,
+	POWER_SUPPLY_HEALTH_SAFETY_TIMER_EXPIRE = 8,
+	POWER_SUPPLY_HEALTH_OVERCURRENT = 9,
+	POWER_SUPPLY_HEALTH_CALIBRATION_REQUIRED = 10,
+	POWER_SUPPLY_HEALTH_WARM = 11,
+	POWER_SUPPLY_HEALTH_COOL = 12,
+	POWER_SUPPLY_HEALTH_HOT = 13,
+	POWER_SUPPLY_HEALTH_NO_BATTERY = 14,
 };
 
-struct trace_event_raw_thermal_zone_trip {
-	struct trace_entry ent;
-	u32 __data_loc_thermal_zone;
-	int id;
-	int trip;
-	enum thermal_trip_type trip_type;
-	char __data[0];
+enum power_supply_charge_behaviour {
+	POWER_SUPPLY_CHARGE_BEHAVIOUR_AUTO = 0,
+	POWER_SUPPLY_CHARGE_BEHAVIOUR_INHIBIT_CHARGE = 1,
+	POWER_SUPPLY_CHARGE_BEHAVIOUR_FORCE_DISCHARGE = 2,
 };
 
-struct trace_event_data_offsets_thermal_temperature {
-	u32 thermal_zone;
+struct power_supply_attr {
+	const char *prop_name;
+	char attr_name[31];
+	struct device_attribute dev_attr;
+	const char * const *text_values;
+	int text_values_len;
 };
-
-struct trace_event_data_offsets_cdev_update {
-	u32 type;
-};
-
-struct trace_event_data_offsets_thermal_zone_trip {
-	u32 thermal_zone;
-};
-
-typedef void (*btf_trace_thermal_temperature)(void *, struct thermal_zone_device *);
-
-typedef void (*btf_trace_cdev_update)(void *, struct thermal_cooling_device *, long unsigned int);
-
-typedef void (*btf_trace_thermal_zone_trip)(void *, struct thermal_zone_device *, int, enum thermal_trip_type);
 
 struct _thermal_state {
 	u64 next_check;
@@ -66920,136 +66585,329 @@ struct thermal_state {
 	struct _thermal_state pkg_thresh1;
 };
 
-struct ladder_device_state {
-	struct {
-		u32 promotion_count;
-		u32 demotion_count;
-		u64 promotion_time_ns;
-		u64 demotion_time_ns;
-	} threshold;
-	struct {
-		int promotion_count;
-		int demotion_count;
-	} stats;
+enum acpi_preferred_pm_profiles {
+	PM_UNSPECIFIED = 0,
+	PM_DESKTOP = 1,
+	PM_MOBILE = 2,
+	PM_WORKSTATION = 3,
+	PM_ENTERPRISE_SERVER = 4,
+	PM_SOHO_SERVER = 5,
+	PM_APPLIANCE_PC = 6,
+	PM_PERFORMANCE_SERVER = 7,
+	PM_TABLET = 8,
 };
 
-struct ladder_device {
-	struct ladder_device_state states[10];
+struct sample {
+	int32_t core_avg_perf;
+	int32_t busy_scaled;
+	u64 aperf;
+	u64 mperf;
+	u64 tsc;
+	u64 time;
 };
 
-struct hid_item {
-	unsigned int format;
-	__u8 size;
-	__u8 type;
-	__u8 tag;
+struct pstate_data {
+	int current_pstate;
+	int min_pstate;
+	int max_pstate;
+	int max_pstate_physical;
+	int perf_ctl_scaling;
+	int scaling;
+	int turbo_pstate;
+	unsigned int min_freq;
+	unsigned int max_freq;
+	unsigned int turbo_freq;
+};
+
+struct vid_data {
+	int min;
+	int max;
+	int turbo;
+	int32_t ratio;
+};
+
+struct global_params {
+	bool no_turbo;
+	bool turbo_disabled;
+	int max_perf_pct;
+	int min_perf_pct;
+};
+
+struct cpudata {
+	int cpu;
+	unsigned int policy;
+	struct update_util_data update_util;
+	bool update_util_set;
+	struct pstate_data pstate;
+	struct vid_data vid;
+	u64 last_update;
+	u64 last_sample_time;
+	u64 aperf_mperf_shift;
+	u64 prev_aperf;
+	u64 prev_mperf;
+	u64 prev_tsc;
+	u64 prev_cummulative_iowait;
+	struct sample sample;
+	int32_t min_perf_ratio;
+	int32_t max_perf_ratio;
+	struct acpi_processor_performance acpi_perf_data;
+	bool valid_pss_table;
+	unsigned int iowait_boost;
+	s16 epp_powersave;
+	s16 epp_policy;
+	s16 epp_default;
+	s16 epp_cached;
+	u64 hwp_req_cached;
+	u64 hwp_cap_cached;
+	u64 last_io_update;
+	unsigned int sched_flags;
+	u32 hwp_boost_min;
+	bool suspended;
+	struct delayed_work hwp_notify_work;
+};
+
+struct pstate_funcs {
+	int (*get_max)(int);
+	int (*get_max_physical)(int);
+	int (*get_min)(int);
+	int (*get_turbo)(int);
+	int (*get_scaling)(void);
+	int (*get_cpu_scaling)(int);
+	int (*get_aperf_mperf_shift)(void);
+	u64 (*get_val)(struct cpudata *, int);
+	void (*get_vid)(struct cpudata *);
+};
+
+enum energy_perf_value_index {
+	EPP_INDEX_DEFAULT = 0,
+	EPP_INDEX_PERFORMANCE = 1,
+	EPP_INDEX_BALANCE_PERFORMANCE = 2,
+	EPP_INDEX_BALANCE_POWERSAVE = 3,
+	EPP_INDEX_POWERSAVE = 4,
+};
+
+enum {
+	PSS = 0,
+	PPC = 1,
+};
+
+struct cpuidle_state_kobj {
+	struct cpuidle_state *state;
+	struct cpuidle_state_usage *state_usage;
+	struct completion kobj_unregister;
+	struct kobject kobj;
+	struct cpuidle_device *device;
+};
+
+struct cpuidle_device_kobj {
+	struct cpuidle_device *dev;
+	struct completion kobj_unregister;
+	struct kobject kobj;
+};
+
+struct cpuidle_attr {
+	struct attribute attr;
+	ssize_t (*show)(struct cpuidle_device *, char *);
+	ssize_t (*store)(struct cpuidle_device *, const char *, size_t);
+};
+
+struct cpuidle_state_attr {
+	struct attribute attr;
+	ssize_t (*show)(struct cpuidle_state *, struct cpuidle_state_usage *, char *);
+	ssize_t (*store)(struct cpuidle_state *, struct cpuidle_state_usage *, const char *, size_t);
+};
+
+struct usage_priority {
+	__u32 usage;
+	bool global;
+	unsigned int slot_overwrite;
+};
+
+typedef bool (*hid_usage_cmp_t)(struct hid_usage *, unsigned int, unsigned int);
+
+struct acpi_table_pcct {
+	struct acpi_table_header header;
+	u32 flags;
+	u64 reserved;
+};
+
+enum acpi_pcct_type {
+	ACPI_PCCT_TYPE_GENERIC_SUBSPACE = 0,
+	ACPI_PCCT_TYPE_HW_REDUCED_SUBSPACE = 1,
+	ACPI_PCCT_TYPE_HW_REDUCED_SUBSPACE_TYPE2 = 2,
+	ACPI_PCCT_TYPE_EXT_PCC_MASTER_SUBSPACE = 3,
+	ACPI_PCCT_TYPE_EXT_PCC_SLAVE_SUBSPACE = 4,
+	ACPI_PCCT_TYPE_HW_REG_COMM_SUBSPACE = 5,
+	ACPI_PCCT_TYPE_RESERVED = 6,
+};
+
+struct acpi_pcct_subspace {
+	struct acpi_subtable_header header;
+	u8 reserved[6];
+	u64 base_address;
+	u64 length;
+	struct acpi_generic_address doorbell_register;
+	u64 preserve_mask;
+	u64 write_mask;
+	u32 latency;
+	u32 max_access_rate;
+	u16 min_turnaround_time;
+} __attribute__((packed));
+
+struct acpi_pcct_hw_reduced {
+	struct acpi_subtable_header header;
+	u32 platform_interrupt;
+	u8 flags;
+	u8 reserved;
+	u64 base_address;
+	u64 length;
+	struct acpi_generic_address doorbell_register;
+	u64 preserve_mask;
+	u64 write_mask;
+	u32 latency;
+	u32 max_access_rate;
+	u16 min_turnaround_time;
+} __attribute__((packed));
+
+struct acpi_pcct_hw_reduced_type2 {
+	struct acpi_subtable_header header;
+	u32 platform_interrupt;
+	u8 flags;
+	u8 reserved;
+	u64 base_address;
+	u64 length;
+	struct acpi_generic_address doorbell_register;
+	u64 preserve_mask;
+	u64 write_mask;
+	u32 latency;
+	u32 max_access_rate;
+	u16 min_turnaround_time;
+	struct acpi_generic_address platform_ack_register;
+	u64 ack_preserve_mask;
+	u64 ack_write_mask;
+} __attribute__((packed));
+
+struct acpi_pcct_ext_pcc_master {
+	struct acpi_subtable_header header;
+	u32 platform_interrupt;
+	u8 flags;
+	u8 reserved1;
+	u64 base_address;
+	u32 length;
+	struct acpi_generic_address doorbell_register;
+	u64 preserve_mask;
+	u64 write_mask;
+	u32 latency;
+	u32 max_access_rate;
+	u32 min_turnaround_time;
+	struct acpi_generic_address platform_ack_register;
+	u64 ack_preserve_mask;
+	u64 ack_set_mask;
+	u64 reserved2;
+	struct acpi_generic_address cmd_complete_register;
+	u64 cmd_complete_mask;
+	struct acpi_generic_address cmd_update_register;
+	u64 cmd_update_preserve_mask;
+	u64 cmd_update_set_mask;
+	struct acpi_generic_address error_status_register;
+	u64 error_status_mask;
+} __attribute__((packed));
+
+struct acpi_pcct_ext_pcc_shared_memory {
+	u32 signature;
+	u32 flags;
+	u32 length;
+	u32 command;
+};
+
+struct pcc_chan_reg {
+	void *vaddr;
+	struct acpi_generic_address *gas;
+	u64 preserve_mask;
+	u64 set_mask;
+	u64 status_mask;
+};
+
+struct pcc_chan_info {
+	struct pcc_mbox_chan chan;
+	struct pcc_chan_reg db;
+	struct pcc_chan_reg plat_irq_ack;
+	struct pcc_chan_reg cmd_complete;
+	struct pcc_chan_reg cmd_update;
+	struct pcc_chan_reg error;
+	int plat_irq;
+	u8 type;
+	unsigned int plat_irq_flags;
+	bool chan_in_use;
+};
+
+struct __kernel_old_timespec {
+	__kernel_old_time_t tv_sec;
+	__kernel_long_t tv_nsec;
+};
+
+struct mmsghdr {
+	struct user_msghdr msg_hdr;
+	unsigned int msg_len;
+};
+
+struct scm_timestamping_internal {
+	struct timespec64 ts[3];
+};
+
+enum sock_shutdown_cmd {
+	SHUT_RD = 0,
+	SHUT_WR = 1,
+	SHUT_RDWR = 2,
+};
+
+struct scm_ts_pktinfo {
+	__u32 if_index;
+	__u32 pkt_length;
+	__u32 reserved[2];
+};
+
+struct compat_if_settings {
+	unsigned int type;
+	unsigned int size;
+	compat_uptr_t ifs_ifsu;
+};
+
+struct compat_ifreq {
 	union {
-		__u8 u8;
-		__s8 s8;
-		__u16 u16;
-		__s16 s16;
-		__u32 u32;
-		__s32 s32;
-		__u8 *longdata;
-	} data;
+		char ifrn_name[16];
+	} ifr_ifrn;
+	union {
+		struct sockaddr ifru_addr;
+		struct sockaddr ifru_dstaddr;
+		struct sockaddr ifru_broadaddr;
+		struct sockaddr ifru_netmask;
+		struct sockaddr ifru_hwaddr;
+		short int ifru_flags;
+		compat_int_t ifru_ivalue;
+		compat_int_t ifru_mtu;
+		struct compat_ifmap ifru_map;
+		char ifru_slave[16];
+		char ifru_newname[16];
+		compat_caddr_t ifru_data;
+		struct compat_if_settings ifru_settings;
+	} ifr_ifru;
 };
 
-struct hid_global {
-	unsigned int usage_page;
-	__s32 logical_minimum;
-	__s32 logical_maximum;
-	__s32 physical_minimum;
-	__s32 physical_maximum;
-	__s32 unit_exponent;
-	unsigned int unit;
-	unsigned int report_id;
-	unsigned int report_size;
-	unsigned int report_count;
+struct compat_mmsghdr {
+	struct compat_msghdr msg_hdr;
+	compat_uint_t msg_len;
 };
 
-struct hid_local {
-	unsigned int usage[12288];
-	u8 usage_size[12288];
-	unsigned int collection_index[12288];
-	unsigned int usage_index;
-	unsigned int usage_minimum;
-	unsigned int delimiter_depth;
-	unsigned int delimiter_branch;
+struct used_address {
+	struct __kernel_sockaddr_storage name;
+	unsigned int name_len;
 };
 
-struct hid_parser {
-	struct hid_global global;
-	struct hid_global global_stack[4];
-	unsigned int global_stack_ptr;
-	struct hid_local local;
-	unsigned int *collection_stack;
-	unsigned int collection_stack_ptr;
-	unsigned int collection_stack_size;
-	struct hid_device *device;
-	unsigned int scan_flags;
-};
-
-struct hiddev {
-	int minor;
-	int exist;
-	int open;
-	struct mutex existancelock;
-	wait_queue_head_t wait;
-	struct hid_device *hid;
-	struct list_head list;
-	spinlock_t list_lock;
-	bool initialized;
-};
-
-struct hidraw {
-	unsigned int minor;
-	int exist;
-	int open;
-	wait_queue_head_t wait;
-	struct hid_device *hid;
-	struct device *dev;
-	spinlock_t list_lock;
-	struct list_head list;
-};
-
-struct hid_dynid {
-	struct list_head list;
-	struct hid_device_id id;
-};
-
-struct quirks_list_struct {
-	struct hid_device_id hid_bl_item;
-	struct list_head node;
-};
-
-struct net_device_devres {
-	struct net_device *ndev;
-};
-
-struct linger {
-	int l_onoff;
-	int l_linger;
-};
-
-struct so_timestamping {
-	int flags;
-	int bind_phc;
-};
-
-enum txtime_flags {
-	SOF_TXTIME_DEADLINE_MODE = 1,
-	SOF_TXTIME_REPORT_ERRORS = 2,
-	SOF_TXTIME_FLAGS_LAST = 2,
-	SOF_TXTIME_FLAGS_MASK = 3,
-};
-
-struct sock_txtime {
-	__kernel_clockid_t clockid;
-	__u32 flags;
-};
-
-struct sock_fprog {
-	short unsigned int len;
-	struct sock_filter *filter;
+struct scm_cookie {
+	struct pid *pid;
+	struct scm_fp_list *fp;
+	struct scm_creds creds;
 };
 
 struct scm_timestamping {
@@ -67060,45 +66918,26 @@ struct scm_timestamping64 {
 	struct __kernel_timespec ts[3];
 };
 
-enum {
-	NETNSA_NONE = 0,
-	NETNSA_NSID = 1,
-	NETNSA_PID = 2,
-	NETNSA_FD = 3,
-	NETNSA_TARGET_NSID = 4,
-	NETNSA_CURRENT_NSID = 5,
-	__NETNSA_MAX = 6,
+struct gnet_estimator {
+	signed char interval;
+	unsigned char ewma_log;
 };
 
-struct net_fill_args {
-	u32 portid;
-	u32 seq;
-	int flags;
-	int cmd;
-	int nsid;
-	bool add_ref;
-	int ref_nsid;
-};
-
-struct rtnl_net_dump_cb {
-	struct net *tgt_net;
-	struct net *ref_net;
-	struct sk_buff *skb;
-	struct net_fill_args fillargs;
-	int idx;
-	int s_idx;
-};
-
-struct rps_sock_flow_table {
-	u32 mask;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	long: 64;
-	u32 ents[0];
+struct net_rate_estimator {
+	struct gnet_stats_basic_sync *bstats;
+	spinlock_t *stats_lock;
+	bool running;
+	struct gnet_stats_basic_sync *cpu_bstats;
+	u8 ewma_log;
+	u8 intvl_log;
+	seqcount_t seq;
+	u64 last_packets;
+	u64 last_bytes;
+	u64 avpps;
+	u64 avbps;
+	long unsigned int next_jiffies;
+	struct timer_list timer;
+	struct callback_head rcu;
 };
 
 struct ifbond {
@@ -67132,6 +66971,12 @@ enum {
 	NAPIF_STATE_SCHED_THREADED = 512,
 };
 
+enum netdev_queue_state_t {
+	__QUEUE_STATE_DRV_XOFF = 0,
+	__QUEUE_STATE_STACK_XOFF = 1,
+	__QUEUE_STATE_FROZEN = 2,
+};
+
 struct net_device_path_stack {
 	int num_paths;
 	struct net_device_path path[5];
@@ -67146,6 +66991,21 @@ struct bpf_xdp_link {
 struct netdev_net_notifier {
 	struct list_head list;
 	struct notifier_block *nb;
+};
+
+struct netdev_notifier_info_ext {
+	struct netdev_notifier_info info;
+	union {
+		u32 mtu;
+	} ext;
+};
+
+struct netdev_notifier_changeupper_info {
+	struct netdev_notifier_info info;
+	struct net_device *upper_dev;
+	bool master;
+	bool linking;
+	void *upper_info;
 };
 
 struct netdev_notifier_changelowerstate_info {
@@ -67200,21 +67060,15 @@ struct netdev_notifier_bonding_info {
 	struct netdev_bonding_info bonding_info;
 };
 
-struct tcf_walker {
-	int stop;
-	int skip;
-	int count;
-	bool nonempty;
-	long unsigned int cookie;
-	int (*fn)(struct tcf_proto *, void *, struct tcf_walker *);
+enum qdisc_state_t {
+	__QDISC_STATE_SCHED = 0,
+	__QDISC_STATE_DEACTIVATED = 1,
+	__QDISC_STATE_MISSED = 2,
+	__QDISC_STATE_DRAINING = 3,
 };
 
-struct hop_jumbo_hdr {
-	u8 nexthdr;
-	u8 hdrlen;
-	u8 tlv_type;
-	u8 tlv_len;
-	__be32 jumbo_payload_len;
+enum qdisc_state2_t {
+	__QDISC_STATE2_RUNNING = 0,
 };
 
 typedef int (*bpf_op_t)(struct net_device *, struct netdev_bpf *);
@@ -67268,73 +67122,6 @@ struct rtnl_link_ifmap {
 	__u16 irq;
 	__u8 dma;
 	__u8 port;
-};
-
-enum {
-	IFLA_UNSPEC = 0,
-	IFLA_ADDRESS = 1,
-	IFLA_BROADCAST = 2,
-	IFLA_IFNAME = 3,
-	IFLA_MTU = 4,
-	IFLA_LINK = 5,
-	IFLA_QDISC = 6,
-	IFLA_STATS = 7,
-	IFLA_COST = 8,
-	IFLA_PRIORITY = 9,
-	IFLA_MASTER = 10,
-	IFLA_WIRELESS = 11,
-	IFLA_PROTINFO = 12,
-	IFLA_TXQLEN = 13,
-	IFLA_MAP = 14,
-	IFLA_WEIGHT = 15,
-	IFLA_OPERSTATE = 16,
-	IFLA_LINKMODE = 17,
-	IFLA_LINKINFO = 18,
-	IFLA_NET_NS_PID = 19,
-	IFLA_IFALIAS = 20,
-	IFLA_NUM_VF = 21,
-	IFLA_VFINFO_LIST = 22,
-	IFLA_STATS64 = 23,
-	IFLA_VF_PORTS = 24,
-	IFLA_PORT_SELF = 25,
-	IFLA_AF_SPEC = 26,
-	IFLA_GROUP = 27,
-	IFLA_NET_NS_FD = 28,
-	IFLA_EXT_MASK = 29,
-	IFLA_PROMISCUITY = 30,
-	IFLA_NUM_TX_QUEUES = 31,
-	IFLA_NUM_RX_QUEUES = 32,
-	IFLA_CARRIER = 33,
-	IFLA_PHYS_PORT_ID = 34,
-	IFLA_CARRIER_CHANGES = 35,
-	IFLA_PHYS_SWITCH_ID = 36,
-	IFLA_LINK_NETNSID = 37,
-	IFLA_PHYS_PORT_NAME = 38,
-	IFLA_PROTO_DOWN = 39,
-	IFLA_GSO_MAX_SEGS = 40,
-	IFLA_GSO_MAX_SIZE = 41,
-	IFLA_PAD = 42,
-	IFLA_XDP = 43,
-	IFLA_EVENT = 44,
-	IFLA_NEW_NETNSID = 45,
-	IFLA_IF_NETNSID = 46,
-	IFLA_TARGET_NETNSID = 46,
-	IFLA_CARRIER_UP_COUNT = 47,
-	IFLA_CARRIER_DOWN_COUNT = 48,
-	IFLA_NEW_IFINDEX = 49,
-	IFLA_MIN_MTU = 50,
-	IFLA_MAX_MTU = 51,
-	IFLA_PROP_LIST = 52,
-	IFLA_ALT_IFNAME = 53,
-	IFLA_PERM_ADDRESS = 54,
-	IFLA_PROTO_DOWN_REASON = 55,
-	IFLA_PARENT_DEV_NAME = 56,
-	IFLA_PARENT_DEV_BUS_NAME = 57,
-	IFLA_GRO_MAX_SIZE = 58,
-	IFLA_TSO_MAX_SIZE = 59,
-	IFLA_TSO_MAX_SEGS = 60,
-	IFLA_ALLMULTI = 61,
-	__IFLA_MAX = 62,
 };
 
 enum {
@@ -67932,14 +67719,6 @@ struct tcp6_sock {
 	struct ipv6_pinfo inet6;
 };
 
-struct ipv6_bpf_stub {
-	int (*inet6_bind)(struct sock *, struct sockaddr *, int, u32);
-	struct sock * (*udp6_lib_lookup)(struct net *, const struct in6_addr *, __be16, const struct in6_addr *, __be16, int, int, struct udp_table *, struct sk_buff *);
-	int (*ipv6_setsockopt)(struct sock *, int, int, sockptr_t, unsigned int);
-	int (*ipv6_getsockopt)(struct sock *, int, int, sockptr_t, sockptr_t);
-	int (*ipv6_dev_get_saddr)(struct net *, const struct net_device *, const struct in6_addr *, unsigned int, struct in6_addr *);
-};
-
 struct mptcp_sock {};
 
 struct _strp_msg {
@@ -68253,15 +68032,201 @@ typedef u64 (*btf_bpf_skc_to_mptcp_sock)(struct sock *);
 
 typedef u64 (*btf_bpf_sock_from_file)(struct file *);
 
-struct xdp_frame_bulk {
-	int count;
-	void *xa;
-	void *q[16];
+struct fib_notifier_net {
+	struct list_head fib_notifier_ops;
+	struct atomic_notifier_head fib_chain;
 };
 
-struct xdp_attachment_info {
-	struct bpf_prog *prog;
-	u32 flags;
+struct flow_dissector_key_ct {
+	u16 ct_state;
+	u16 ct_zone;
+	u32 ct_mark;
+	u32 ct_labels[4];
+};
+
+struct flow_match_meta {
+	struct flow_dissector_key_meta *key;
+	struct flow_dissector_key_meta *mask;
+};
+
+struct flow_match_basic {
+	struct flow_dissector_key_basic *key;
+	struct flow_dissector_key_basic *mask;
+};
+
+struct flow_match_control {
+	struct flow_dissector_key_control *key;
+	struct flow_dissector_key_control *mask;
+};
+
+struct flow_match_eth_addrs {
+	struct flow_dissector_key_eth_addrs *key;
+	struct flow_dissector_key_eth_addrs *mask;
+};
+
+struct flow_match_vlan {
+	struct flow_dissector_key_vlan *key;
+	struct flow_dissector_key_vlan *mask;
+};
+
+struct flow_match_ipv4_addrs {
+	struct flow_dissector_key_ipv4_addrs *key;
+	struct flow_dissector_key_ipv4_addrs *mask;
+};
+
+struct flow_match_ipv6_addrs {
+	struct flow_dissector_key_ipv6_addrs *key;
+	struct flow_dissector_key_ipv6_addrs *mask;
+};
+
+struct flow_match_ip {
+	struct flow_dissector_key_ip *key;
+	struct flow_dissector_key_ip *mask;
+};
+
+struct flow_match_ports {
+	struct flow_dissector_key_ports *key;
+	struct flow_dissector_key_ports *mask;
+};
+
+struct flow_match_ports_range {
+	struct flow_dissector_key_ports_range *key;
+	struct flow_dissector_key_ports_range *mask;
+};
+
+struct flow_match_icmp {
+	struct flow_dissector_key_icmp *key;
+	struct flow_dissector_key_icmp *mask;
+};
+
+struct flow_match_tcp {
+	struct flow_dissector_key_tcp *key;
+	struct flow_dissector_key_tcp *mask;
+};
+
+struct flow_match_mpls {
+	struct flow_dissector_key_mpls *key;
+	struct flow_dissector_key_mpls *mask;
+};
+
+struct flow_match_enc_keyid {
+	struct flow_dissector_key_keyid *key;
+	struct flow_dissector_key_keyid *mask;
+};
+
+struct flow_match_enc_opts {
+	struct flow_dissector_key_enc_opts *key;
+	struct flow_dissector_key_enc_opts *mask;
+};
+
+struct flow_match_ct {
+	struct flow_dissector_key_ct *key;
+	struct flow_dissector_key_ct *mask;
+};
+
+struct flow_match_pppoe {
+	struct flow_dissector_key_pppoe *key;
+	struct flow_dissector_key_pppoe *mask;
+};
+
+struct flow_match_l2tpv3 {
+	struct flow_dissector_key_l2tpv3 *key;
+	struct flow_dissector_key_l2tpv3 *mask;
+};
+
+struct flow_stats {
+	u64 pkts;
+	u64 bytes;
+	u64 drops;
+	u64 lastused;
+	enum flow_action_hw_stats used_hw_stats;
+	bool used_hw_stats_valid;
+};
+
+enum flow_block_command {
+	FLOW_BLOCK_BIND = 0,
+	FLOW_BLOCK_UNBIND = 1,
+};
+
+enum flow_block_binder_type {
+	FLOW_BLOCK_BINDER_TYPE_UNSPEC = 0,
+	FLOW_BLOCK_BINDER_TYPE_CLSACT_INGRESS = 1,
+	FLOW_BLOCK_BINDER_TYPE_CLSACT_EGRESS = 2,
+	FLOW_BLOCK_BINDER_TYPE_RED_EARLY_DROP = 3,
+	FLOW_BLOCK_BINDER_TYPE_RED_MARK = 4,
+};
+
+struct flow_block_offload {
+	enum flow_block_command command;
+	enum flow_block_binder_type binder_type;
+	bool block_shared;
+	bool unlocked_driver_cb;
+	struct net *net;
+	struct flow_block *block;
+	struct list_head cb_list;
+	struct list_head *driver_block_list;
+	struct netlink_ext_ack *extack;
+	struct Qdisc *sch;
+	struct list_head *cb_list_head;
+};
+
+struct flow_block_cb;
+
+struct flow_block_indr {
+	struct list_head list;
+	struct net_device *dev;
+	struct Qdisc *sch;
+	enum flow_block_binder_type binder_type;
+	void *data;
+	void *cb_priv;
+	void (*cleanup)(struct flow_block_cb *);
+};
+
+struct flow_block_cb {
+	struct list_head driver_list;
+	struct list_head list;
+	flow_setup_cb_t *cb;
+	void *cb_ident;
+	void *cb_priv;
+	void (*release)(void *);
+	struct flow_block_indr indr;
+	unsigned int refcnt;
+};
+
+enum offload_act_command {
+	FLOW_ACT_REPLACE = 0,
+	FLOW_ACT_DESTROY = 1,
+	FLOW_ACT_STATS = 2,
+};
+
+struct flow_offload_action {
+	struct netlink_ext_ack *extack;
+	enum offload_act_command command;
+	enum flow_action_id id;
+	u32 index;
+	struct flow_stats stats;
+	struct flow_action action;
+};
+
+typedef int flow_indr_block_bind_cb_t(struct net_device *, struct Qdisc *, void *, enum tc_setup_type, void *, void *, void (*)(struct flow_block_cb *));
+
+struct flow_indr_dev {
+	struct list_head list;
+	flow_indr_block_bind_cb_t *cb;
+	void *cb_priv;
+	refcount_t refcnt;
+};
+
+struct flow_indir_dev_info {
+	void *data;
+	struct net_device *dev;
+	struct Qdisc *sch;
+	enum tc_setup_type type;
+	void (*cleanup)(struct flow_block_cb *);
+	struct list_head list;
+	enum flow_block_command command;
+	enum flow_block_binder_type binder_type;
+	struct list_head *cb_list;
 };
 
 struct rx_queue_attribute {
@@ -68289,12 +68254,6 @@ struct dst_cache_pcpu {
 		struct in_addr in_saddr;
 		struct in6_addr in6_saddr;
 	};
-};
-
-struct gro_cell;
-
-struct gro_cells {
-	struct gro_cell *cells;
 };
 
 struct gro_cell {
@@ -68378,182 +68337,222 @@ struct sock_hash_seq_info {
 	u32 bucket_id;
 };
 
-enum {
-	SK_DIAG_BPF_STORAGE_REQ_NONE = 0,
-	SK_DIAG_BPF_STORAGE_REQ_MAP_FD = 1,
-	__SK_DIAG_BPF_STORAGE_REQ_MAX = 2,
+struct nvmem_cell;
+
+struct tc_ratespec {
+	unsigned char cell_log;
+	__u8 linklayer;
+	short unsigned int overhead;
+	short int cell_align;
+	short unsigned int mpu;
+	__u32 rate;
+};
+
+struct tc_prio_qopt {
+	int bands;
+	__u8 priomap[16];
+};
+
+struct skb_array {
+	struct ptr_ring ring;
+};
+
+struct psched_ratecfg {
+	u64 rate_bytes_ps;
+	u32 mult;
+	u16 overhead;
+	u16 mpu;
+	u8 linklayer;
+	u8 shift;
+};
+
+struct psched_pktrate {
+	u64 rate_pkts_ps;
+	u32 mult;
+	u8 shift;
+};
+
+struct mini_Qdisc {
+	struct tcf_proto *filter_list;
+	struct tcf_block *block;
+	struct gnet_stats_basic_sync *cpu_bstats;
+	struct gnet_stats_queue *cpu_qstats;
+	long unsigned int rcu_state;
+};
+
+struct mini_Qdisc_pair {
+	struct mini_Qdisc miniq1;
+	struct mini_Qdisc miniq2;
+	struct mini_Qdisc **p_miniq;
+};
+
+struct pfifo_fast_priv {
+	struct skb_array q[3];
+};
+
+struct sockaddr_nl {
+	__kernel_sa_family_t nl_family;
+	short unsigned int nl_pad;
+	__u32 nl_pid;
+	__u32 nl_groups;
+};
+
+struct nlmsgerr {
+	int error;
+	struct nlmsghdr msg;
+};
+
+enum nlmsgerr_attrs {
+	NLMSGERR_ATTR_UNUSED = 0,
+	NLMSGERR_ATTR_MSG = 1,
+	NLMSGERR_ATTR_OFFS = 2,
+	NLMSGERR_ATTR_COOKIE = 3,
+	NLMSGERR_ATTR_POLICY = 4,
+	NLMSGERR_ATTR_MISS_TYPE = 5,
+	NLMSGERR_ATTR_MISS_NEST = 6,
+	__NLMSGERR_ATTR_MAX = 7,
+	NLMSGERR_ATTR_MAX = 6,
+};
+
+struct nl_pktinfo {
+	__u32 group;
 };
 
 enum {
-	SK_DIAG_BPF_STORAGE_REP_NONE = 0,
-	SK_DIAG_BPF_STORAGE = 1,
-	__SK_DIAG_BPF_STORAGE_REP_MAX = 2,
+	NETLINK_UNCONNECTED = 0,
+	NETLINK_CONNECTED = 1,
 };
+
+enum netlink_skb_flags {
+	NETLINK_SKB_DST = 8,
+};
+
+struct netlink_notify {
+	struct net *net;
+	u32 portid;
+	int protocol;
+};
+
+struct netlink_tap {
+	struct net_device *dev;
+	struct module *module;
+	struct list_head list;
+};
+
+struct trace_event_raw_netlink_extack {
+	struct trace_entry ent;
+	u32 __data_loc_msg;
+	char __data[0];
+};
+
+struct trace_event_data_offsets_netlink_extack {
+	u32 msg;
+};
+
+typedef void (*btf_trace_netlink_extack)(void *, const char *);
 
 enum {
-	SK_DIAG_BPF_STORAGE_NONE = 0,
-	SK_DIAG_BPF_STORAGE_PAD = 1,
-	SK_DIAG_BPF_STORAGE_MAP_ID = 2,
-	SK_DIAG_BPF_STORAGE_MAP_VALUE = 3,
-	__SK_DIAG_BPF_STORAGE_MAX = 4,
+	NETLINK_F_KERNEL_SOCKET = 0,
+	NETLINK_F_RECV_PKTINFO = 1,
+	NETLINK_F_BROADCAST_SEND_ERROR = 2,
+	NETLINK_F_RECV_NO_ENOBUFS = 3,
+	NETLINK_F_LISTEN_ALL_NSID = 4,
+	NETLINK_F_CAP_ACK = 5,
+	NETLINK_F_EXT_ACK = 6,
+	NETLINK_F_STRICT_CHK = 7,
 };
 
-typedef u64 (*btf_bpf_sk_storage_get)(struct bpf_map *, struct sock *, void *, u64, gfp_t);
-
-typedef u64 (*btf_bpf_sk_storage_delete)(struct bpf_map *, struct sock *);
-
-typedef u64 (*btf_bpf_sk_storage_get_tracing)(struct bpf_map *, struct sock *, void *, u64, gfp_t);
-
-typedef u64 (*btf_bpf_sk_storage_delete_tracing)(struct bpf_map *, struct sock *);
-
-struct bpf_sk_storage_diag {
-	u32 nr_maps;
-	struct bpf_map *maps[0];
+struct netlink_sock {
+	struct sock sk;
+	long unsigned int flags;
+	u32 portid;
+	u32 dst_portid;
+	u32 dst_group;
+	u32 subscriptions;
+	u32 ngroups;
+	long unsigned int *groups;
+	long unsigned int state;
+	size_t max_recvmsg_len;
+	wait_queue_head_t wait;
+	bool bound;
+	bool cb_running;
+	int dump_done_errno;
+	struct netlink_callback cb;
+	struct mutex *cb_mutex;
+	struct mutex cb_def_mutex;
+	void (*netlink_rcv)(struct sk_buff *);
+	int (*netlink_bind)(struct net *, int);
+	void (*netlink_unbind)(struct net *, int);
+	struct module *module;
+	struct rhash_head node;
+	struct callback_head rcu;
 };
 
-struct bpf_iter_seq_sk_storage_map_info {
-	struct bpf_map *map;
-	unsigned int bucket_id;
-	unsigned int skip_elems;
+struct listeners;
+
+struct netlink_table {
+	struct rhashtable hash;
+	struct hlist_head mc_list;
+	struct listeners *listeners;
+	unsigned int flags;
+	unsigned int groups;
+	struct mutex *cb_mutex;
+	struct module *module;
+	int (*bind)(struct net *, int);
+	void (*unbind)(struct net *, int);
+	bool (*compare)(struct net *, struct sock *);
+	int registered;
 };
 
-struct bpf_iter__bpf_sk_storage_map {
+struct listeners {
+	struct callback_head rcu;
+	long unsigned int masks[0];
+};
+
+struct netlink_tap_net {
+	struct list_head netlink_tap_all;
+	struct mutex netlink_tap_lock;
+};
+
+struct netlink_compare_arg {
+	u64 net_cookie;
+	u32 portid;
+};
+
+struct netlink_broadcast_data {
+	struct sock *exclude_sk;
+	struct net *net;
+	u32 portid;
+	u32 group;
+	int failure;
+	int delivery_failure;
+	int congested;
+	int delivered;
+	gfp_t allocation;
+	struct sk_buff *skb;
+	struct sk_buff *skb2;
+};
+
+struct netlink_set_err_data {
+	struct sock *exclude_sk;
+	u32 portid;
+	u32 group;
+	int code;
+};
+
+struct nl_seq_iter {
+	struct seq_net_private p;
+	struct rhashtable_iter hti;
+	int link;
+};
+
+struct bpf_iter__netlink {
 	union {
 		struct bpf_iter_meta *meta;
 	};
 	union {
-		struct bpf_map *map;
+		struct netlink_sock *sk;
 	};
-	union {
-		struct sock *sk;
-	};
-	union {
-		void *value;
-	};
-};
-
-struct tc_qopt_offload_stats {
-	struct gnet_stats_basic_sync *bstats;
-	struct gnet_stats_queue *qstats;
-};
-
-enum tc_mq_command {
-	TC_MQ_CREATE = 0,
-	TC_MQ_DESTROY = 1,
-	TC_MQ_STATS = 2,
-	TC_MQ_GRAFT = 3,
-};
-
-struct tc_mq_opt_offload_graft_params {
-	long unsigned int queue;
-	u32 child_handle;
-};
-
-struct tc_mq_qopt_offload {
-	enum tc_mq_command command;
-	u32 handle;
-	union {
-		struct tc_qopt_offload_stats stats;
-		struct tc_mq_opt_offload_graft_params graft_params;
-	};
-};
-
-struct mq_sched {
-	struct Qdisc **qdiscs;
-};
-
-struct tc_skb_cb {
-	struct qdisc_skb_cb qdisc_cb;
-	u32 drop_reason;
-	u16 zone;
-	u16 mru;
-	u8 post_ct: 1;
-	u8 post_ct_snat: 1;
-	u8 post_ct_dnat: 1;
-};
-
-struct sch_frag_data {
-	long unsigned int dst;
-	struct qdisc_skb_cb cb;
-	__be16 inner_protocol;
-	u16 vlan_tci;
-	__be16 vlan_proto;
-	unsigned int l2_len;
-	u8 l2_data[18];
-	int (*xmit)(struct sk_buff *);
-};
-
-enum {
-	CTRL_CMD_UNSPEC = 0,
-	CTRL_CMD_NEWFAMILY = 1,
-	CTRL_CMD_DELFAMILY = 2,
-	CTRL_CMD_GETFAMILY = 3,
-	CTRL_CMD_NEWOPS = 4,
-	CTRL_CMD_DELOPS = 5,
-	CTRL_CMD_GETOPS = 6,
-	CTRL_CMD_NEWMCAST_GRP = 7,
-	CTRL_CMD_DELMCAST_GRP = 8,
-	CTRL_CMD_GETMCAST_GRP = 9,
-	CTRL_CMD_GETPOLICY = 10,
-	__CTRL_CMD_MAX = 11,
-};
-
-enum {
-	CTRL_ATTR_UNSPEC = 0,
-	CTRL_ATTR_FAMILY_ID = 1,
-	CTRL_ATTR_FAMILY_NAME = 2,
-	CTRL_ATTR_VERSION = 3,
-	CTRL_ATTR_HDRSIZE = 4,
-	CTRL_ATTR_MAXATTR = 5,
-	CTRL_ATTR_OPS = 6,
-	CTRL_ATTR_MCAST_GROUPS = 7,
-	CTRL_ATTR_POLICY = 8,
-	CTRL_ATTR_OP_POLICY = 9,
-	CTRL_ATTR_OP = 10,
-	__CTRL_ATTR_MAX = 11,
-};
-
-enum {
-	CTRL_ATTR_OP_UNSPEC = 0,
-	CTRL_ATTR_OP_ID = 1,
-	CTRL_ATTR_OP_FLAGS = 2,
-	__CTRL_ATTR_OP_MAX = 3,
-};
-
-enum {
-	CTRL_ATTR_MCAST_GRP_UNSPEC = 0,
-	CTRL_ATTR_MCAST_GRP_NAME = 1,
-	CTRL_ATTR_MCAST_GRP_ID = 2,
-	__CTRL_ATTR_MCAST_GRP_MAX = 3,
-};
-
-enum {
-	CTRL_ATTR_POLICY_UNSPEC = 0,
-	CTRL_ATTR_POLICY_DO = 1,
-	CTRL_ATTR_POLICY_DUMP = 2,
-	__CTRL_ATTR_POLICY_DUMP_MAX = 3,
-	CTRL_ATTR_POLICY_DUMP_MAX = 2,
-};
-
-struct genl_start_context {
-	const struct genl_family *family;
-	struct nlmsghdr *nlh;
-	struct netlink_ext_ack *extack;
-	const struct genl_ops *ops;
-	int hdrlen;
-};
-
-struct netlink_policy_dump_state;
-
-struct ctrl_dump_policy_ctx {
-	struct netlink_policy_dump_state *state;
-	const struct genl_family *rt;
-	struct module *owner;
-	unsigned int opidx;
-	u32 op;
-	u16 fam_id;
-	u8 policies: 1;
-	u8 single_op: 1;
 };
 
 enum netlink_attribute_type {
@@ -68722,12 +68721,6 @@ struct bpf_raw_tp_test_run_info {
 	u32 retval;
 };
 
-struct link_mode_info {
-	int speed;
-	u8 lanes;
-	u8 duplex;
-};
-
 enum ethtool_multicast_groups {
 	ETHNL_MCGRP_MONITOR = 0,
 };
@@ -68742,31 +68735,75 @@ struct ethnl_dump_ctx {
 
 typedef void (*ethnl_notify_handler_t)(struct net_device *, unsigned int, const void *);
 
-struct linkinfo_reply_data {
-	struct ethnl_reply_data base;
-	struct ethtool_link_ksettings ksettings;
-	struct ethtool_link_settings *lsettings;
+enum {
+	ETHTOOL_A_STRING_UNSPEC = 0,
+	ETHTOOL_A_STRING_INDEX = 1,
+	ETHTOOL_A_STRING_VALUE = 2,
+	__ETHTOOL_A_STRING_CNT = 3,
+	ETHTOOL_A_STRING_MAX = 2,
 };
 
-struct linkmodes_reply_data {
-	struct ethnl_reply_data base;
-	struct ethtool_link_ksettings ksettings;
-	struct ethtool_link_settings *lsettings;
-	bool peer_empty;
+enum {
+	ETHTOOL_A_STRINGS_UNSPEC = 0,
+	ETHTOOL_A_STRINGS_STRING = 1,
+	__ETHTOOL_A_STRINGS_CNT = 2,
+	ETHTOOL_A_STRINGS_MAX = 1,
 };
 
-struct debug_reply_data {
-	struct ethnl_reply_data base;
-	u32 msg_mask;
+enum {
+	ETHTOOL_A_STRINGSET_UNSPEC = 0,
+	ETHTOOL_A_STRINGSET_ID = 1,
+	ETHTOOL_A_STRINGSET_COUNT = 2,
+	ETHTOOL_A_STRINGSET_STRINGS = 3,
+	__ETHTOOL_A_STRINGSET_CNT = 4,
+	ETHTOOL_A_STRINGSET_MAX = 3,
 };
 
-struct features_reply_data {
+enum {
+	ETHTOOL_A_STRINGSETS_UNSPEC = 0,
+	ETHTOOL_A_STRINGSETS_STRINGSET = 1,
+	__ETHTOOL_A_STRINGSETS_CNT = 2,
+	ETHTOOL_A_STRINGSETS_MAX = 1,
+};
+
+struct strset_info {
+	bool per_dev;
+	bool free_strings;
+	unsigned int count;
+	const char (*strings)[32];
+};
+
+struct strset_req_info {
+	struct ethnl_req_info base;
+	u32 req_ids;
+	bool counts_only;
+};
+
+struct strset_reply_data {
 	struct ethnl_reply_data base;
-	u32 hw[2];
-	u32 wanted[2];
-	u32 active[2];
-	u32 nochange[2];
-	u32 all[2];
+	struct strset_info sets[21];
+};
+
+struct linkstate_reply_data {
+	struct ethnl_reply_data base;
+	int link;
+	int sqi;
+	int sqi_max;
+	bool link_ext_state_provided;
+	struct ethtool_link_ext_state_info ethtool_link_ext_state_info;
+};
+
+struct wol_reply_data {
+	struct ethnl_reply_data base;
+	struct ethtool_wolinfo wol;
+	bool show_sopass;
+};
+
+struct privflags_reply_data {
+	struct ethnl_reply_data base;
+	const char (*priv_flag_names)[32];
+	unsigned int n_priv_flags;
+	u32 priv_flags;
 };
 
 enum ethtool_supported_ring_param {
@@ -68968,53 +69005,39 @@ struct rt_cache_stat {
 	unsigned int out_slow_mc;
 };
 
-struct sec_path {
-	int len;
-	int olen;
-	int verified_cnt;
-	struct xfrm_state *xvec[6];
-	struct xfrm_offload ovec[1];
+enum pkt_hash_types {
+	PKT_HASH_TYPE_NONE = 0,
+	PKT_HASH_TYPE_L2 = 1,
+	PKT_HASH_TYPE_L3 = 2,
+	PKT_HASH_TYPE_L4 = 3,
 };
 
-struct group_req {
-	__u32 gr_interface;
-	struct __kernel_sockaddr_storage gr_group;
+struct ip_fraglist_iter {
+	struct sk_buff *frag;
+	struct iphdr *iph;
+	int offset;
+	unsigned int hlen;
 };
 
-struct in_pktinfo {
-	int ipi_ifindex;
-	struct in_addr ipi_spec_dst;
-	struct in_addr ipi_addr;
+struct ip_frag_state {
+	bool DF;
+	unsigned int hlen;
+	unsigned int ll_rs;
+	unsigned int mtu;
+	unsigned int left;
+	int offset;
+	int ptr;
+	__be16 not_last_frag;
 };
 
-struct compat_group_req {
-	__u32 gr_interface;
-	struct __kernel_sockaddr_storage gr_group;
-} __attribute__((packed));
-
-struct compat_group_source_req {
-	__u32 gsr_interface;
-	struct __kernel_sockaddr_storage gsr_group;
-	struct __kernel_sockaddr_storage gsr_source;
-} __attribute__((packed));
-
-struct compat_group_filter {
-	union {
-		struct {
-			__u32 gf_interface_aux;
-			struct __kernel_sockaddr_storage gf_group_aux;
-			__u32 gf_fmode_aux;
-			__u32 gf_numsrc_aux;
-			struct __kernel_sockaddr_storage gf_slist[1];
-		} __attribute__((packed));
-		struct {
-			__u32 gf_interface;
-			struct __kernel_sockaddr_storage gf_group;
-			__u32 gf_fmode;
-			__u32 gf_numsrc;
-			struct __kernel_sockaddr_storage gf_slist_flex[0];
-		} __attribute__((packed));
-	};
+struct ip_reply_arg {
+	struct kvec iov[1];
+	int flags;
+	__wsum csum;
+	int csumoffset;
+	int bound_dev_if;
+	u8 tos;
+	kuid_t uid;
 };
 
 struct tcp_repair_opt {
@@ -69277,6 +69300,10 @@ struct raw_frag_vec {
 	int hlen;
 };
 
+typedef struct sock * (*udp_lookup_t)(const struct sk_buff *, __be16, __be16);
+
+typedef struct sk_buff * (*gro_receive_t)(struct list_head *, struct sk_buff *);
+
 typedef struct sk_buff * (*gro_receive_sk_t)(struct sock *, struct list_head *, struct sk_buff *);
 
 enum {
@@ -69353,205 +69380,276 @@ struct icmp_control {
 	short int error;
 };
 
-struct fib_nh_notifier_info {
+struct rtentry {
+	long unsigned int rt_pad1;
+	struct sockaddr rt_dst;
+	struct sockaddr rt_gateway;
+	struct sockaddr rt_genmask;
+	short unsigned int rt_flags;
+	short int rt_pad2;
+	long unsigned int rt_pad3;
+	void *rt_pad4;
+	short int rt_metric;
+	char *rt_dev;
+	long unsigned int rt_mtu;
+	long unsigned int rt_window;
+	short unsigned int rt_irtt;
+};
+
+struct fib_result_nl {
+	__be32 fl_addr;
+	u32 fl_mark;
+	unsigned char fl_tos;
+	unsigned char fl_scope;
+	unsigned char tb_id_in;
+	unsigned char tb_id;
+	unsigned char prefixlen;
+	unsigned char nh_sel;
+	unsigned char type;
+	unsigned char scope;
+	int err;
+};
+
+struct fib_entry_notifier_info {
 	struct fib_notifier_info info;
-	struct fib_nh *fib_nh;
-};
-
-struct ipfrag_skb_cb {
-	union {
-		struct inet_skb_parm h4;
-		struct inet6_skb_parm h6;
-	};
-	struct sk_buff *next_frag;
-	int frag_run_len;
-	int ip_defrag_offset;
-};
-
-enum lwtunnel_ip_t {
-	LWTUNNEL_IP_UNSPEC = 0,
-	LWTUNNEL_IP_ID = 1,
-	LWTUNNEL_IP_DST = 2,
-	LWTUNNEL_IP_SRC = 3,
-	LWTUNNEL_IP_TTL = 4,
-	LWTUNNEL_IP_TOS = 5,
-	LWTUNNEL_IP_FLAGS = 6,
-	LWTUNNEL_IP_PAD = 7,
-	LWTUNNEL_IP_OPTS = 8,
-	__LWTUNNEL_IP_MAX = 9,
-};
-
-enum lwtunnel_ip6_t {
-	LWTUNNEL_IP6_UNSPEC = 0,
-	LWTUNNEL_IP6_ID = 1,
-	LWTUNNEL_IP6_DST = 2,
-	LWTUNNEL_IP6_SRC = 3,
-	LWTUNNEL_IP6_HOPLIMIT = 4,
-	LWTUNNEL_IP6_TC = 5,
-	LWTUNNEL_IP6_FLAGS = 6,
-	LWTUNNEL_IP6_PAD = 7,
-	LWTUNNEL_IP6_OPTS = 8,
-	__LWTUNNEL_IP6_MAX = 9,
-};
-
-enum {
-	LWTUNNEL_IP_OPTS_UNSPEC = 0,
-	LWTUNNEL_IP_OPTS_GENEVE = 1,
-	LWTUNNEL_IP_OPTS_VXLAN = 2,
-	LWTUNNEL_IP_OPTS_ERSPAN = 3,
-	__LWTUNNEL_IP_OPTS_MAX = 4,
-};
-
-enum {
-	LWTUNNEL_IP_OPT_GENEVE_UNSPEC = 0,
-	LWTUNNEL_IP_OPT_GENEVE_CLASS = 1,
-	LWTUNNEL_IP_OPT_GENEVE_TYPE = 2,
-	LWTUNNEL_IP_OPT_GENEVE_DATA = 3,
-	__LWTUNNEL_IP_OPT_GENEVE_MAX = 4,
-};
-
-enum {
-	LWTUNNEL_IP_OPT_VXLAN_UNSPEC = 0,
-	LWTUNNEL_IP_OPT_VXLAN_GBP = 1,
-	__LWTUNNEL_IP_OPT_VXLAN_MAX = 2,
-};
-
-enum {
-	LWTUNNEL_IP_OPT_ERSPAN_UNSPEC = 0,
-	LWTUNNEL_IP_OPT_ERSPAN_VER = 1,
-	LWTUNNEL_IP_OPT_ERSPAN_INDEX = 2,
-	LWTUNNEL_IP_OPT_ERSPAN_DIR = 3,
-	LWTUNNEL_IP_OPT_ERSPAN_HWID = 4,
-	__LWTUNNEL_IP_OPT_ERSPAN_MAX = 5,
-};
-
-struct lwtunnel_encap_ops {
-	int (*build_state)(struct net *, struct nlattr *, unsigned int, const void *, struct lwtunnel_state **, struct netlink_ext_ack *);
-	void (*destroy_state)(struct lwtunnel_state *);
-	int (*output)(struct net *, struct sock *, struct sk_buff *);
-	int (*input)(struct sk_buff *);
-	int (*fill_encap)(struct sk_buff *, struct lwtunnel_state *);
-	int (*get_encap_size)(struct lwtunnel_state *);
-	int (*cmp_encap)(struct lwtunnel_state *, struct lwtunnel_state *);
-	int (*xmit)(struct sk_buff *);
-	struct module *owner;
-};
-
-enum {
-	IFLA_IPTUN_UNSPEC = 0,
-	IFLA_IPTUN_LINK = 1,
-	IFLA_IPTUN_LOCAL = 2,
-	IFLA_IPTUN_REMOTE = 3,
-	IFLA_IPTUN_TTL = 4,
-	IFLA_IPTUN_TOS = 5,
-	IFLA_IPTUN_ENCAP_LIMIT = 6,
-	IFLA_IPTUN_FLOWINFO = 7,
-	IFLA_IPTUN_FLAGS = 8,
-	IFLA_IPTUN_PROTO = 9,
-	IFLA_IPTUN_PMTUDISC = 10,
-	IFLA_IPTUN_6RD_PREFIX = 11,
-	IFLA_IPTUN_6RD_RELAY_PREFIX = 12,
-	IFLA_IPTUN_6RD_PREFIXLEN = 13,
-	IFLA_IPTUN_6RD_RELAY_PREFIXLEN = 14,
-	IFLA_IPTUN_ENCAP_TYPE = 15,
-	IFLA_IPTUN_ENCAP_FLAGS = 16,
-	IFLA_IPTUN_ENCAP_SPORT = 17,
-	IFLA_IPTUN_ENCAP_DPORT = 18,
-	IFLA_IPTUN_COLLECT_METADATA = 19,
-	IFLA_IPTUN_FWMARK = 20,
-	__IFLA_IPTUN_MAX = 21,
-};
-
-struct ip6_tnl_encap_ops {
-	size_t (*encap_hlen)(struct ip_tunnel_encap *);
-	int (*build_header)(struct sk_buff *, struct ip_tunnel_encap *, u8 *, struct flowi6 *);
-	int (*err_handler)(struct sk_buff *, struct inet6_skb_parm *, u8, u8, int, __be32);
-};
-
-struct geneve_opt {
-	__be16 opt_class;
+	u32 dst;
+	int dst_len;
+	struct fib_info *fi;
+	dscp_t dscp;
 	u8 type;
-	u8 length: 5;
-	u8 r3: 1;
-	u8 r2: 1;
-	u8 r1: 1;
-	u8 opt_data[0];
+	u32 tb_id;
 };
 
-struct vxlan_metadata {
-	u32 gbp;
-};
+typedef unsigned int t_key;
 
-struct erspan_md2 {
-	__be32 timestamp;
-	__be16 sgt;
-	__u8 hwid_upper: 2;
-	__u8 ft: 5;
-	__u8 p: 1;
-	__u8 o: 1;
-	__u8 gra: 2;
-	__u8 dir: 1;
-	__u8 hwid: 4;
-};
-
-struct erspan_metadata {
-	int version;
+struct key_vector {
+	t_key key;
+	unsigned char pos;
+	unsigned char bits;
+	unsigned char slen;
 	union {
-		__be32 index;
-		struct erspan_md2 md2;
-	} u;
+		struct hlist_head leaf;
+		struct {
+			struct {} __empty_tnode;
+			struct key_vector *tnode[0];
+		};
+	};
 };
 
-enum tunnel_encap_types {
-	TUNNEL_ENCAP_NONE = 0,
-	TUNNEL_ENCAP_FOU = 1,
-	TUNNEL_ENCAP_GUE = 2,
-	TUNNEL_ENCAP_MPLS = 3,
+struct tnode {
+	struct callback_head rcu;
+	t_key empty_children;
+	t_key full_children;
+	struct key_vector *parent;
+	struct key_vector kv[1];
 };
 
-struct ip_tunnel_prl_entry {
-	struct ip_tunnel_prl_entry *next;
-	__be32 addr;
-	u16 flags;
-	struct callback_head callback_head;
+struct trie_stat {
+	unsigned int totdepth;
+	unsigned int maxdepth;
+	unsigned int tnodes;
+	unsigned int leaves;
+	unsigned int nullpointers;
+	unsigned int prefixes;
+	unsigned int nodesizes[32];
 };
 
-struct ip_tunnel {
-	struct ip_tunnel *next;
-	struct hlist_node hash_node;
+struct trie {
+	struct key_vector kv[1];
+};
+
+struct fib_trie_iter {
+	struct seq_net_private p;
+	struct fib_table *tb;
+	struct key_vector *tnode;
+	unsigned int index;
+	unsigned int depth;
+};
+
+struct fib_route_iter {
+	struct seq_net_private p;
+	struct fib_table *main_tb;
+	struct key_vector *tnode;
+	loff_t pos;
+	t_key key;
+};
+
+struct ping_table {
+	struct hlist_head hash[64];
+	spinlock_t lock;
+};
+
+struct nhmsg {
+	unsigned char nh_family;
+	unsigned char nh_scope;
+	unsigned char nh_protocol;
+	unsigned char resvd;
+	unsigned int nh_flags;
+};
+
+struct nexthop_grp {
+	__u32 id;
+	__u8 weight;
+	__u8 weight_high;
+	__u16 resvd2;
+};
+
+enum {
+	NEXTHOP_GRP_TYPE_MPATH = 0,
+	NEXTHOP_GRP_TYPE_RES = 1,
+	__NEXTHOP_GRP_TYPE_MAX = 2,
+};
+
+enum {
+	NHA_UNSPEC = 0,
+	NHA_ID = 1,
+	NHA_GROUP = 2,
+	NHA_GROUP_TYPE = 3,
+	NHA_BLACKHOLE = 4,
+	NHA_OIF = 5,
+	NHA_GATEWAY = 6,
+	NHA_ENCAP_TYPE = 7,
+	NHA_ENCAP = 8,
+	NHA_GROUPS = 9,
+	NHA_MASTER = 10,
+	NHA_FDB = 11,
+	NHA_RES_GROUP = 12,
+	NHA_RES_BUCKET = 13,
+	__NHA_MAX = 14,
+};
+
+enum {
+	NHA_RES_GROUP_UNSPEC = 0,
+	NHA_RES_GROUP_PAD = 0,
+	NHA_RES_GROUP_BUCKETS = 1,
+	NHA_RES_GROUP_IDLE_TIMER = 2,
+	NHA_RES_GROUP_UNBALANCED_TIMER = 3,
+	NHA_RES_GROUP_UNBALANCED_TIME = 4,
+	__NHA_RES_GROUP_MAX = 5,
+};
+
+enum {
+	NHA_RES_BUCKET_UNSPEC = 0,
+	NHA_RES_BUCKET_PAD = 0,
+	NHA_RES_BUCKET_INDEX = 1,
+	NHA_RES_BUCKET_IDLE_TIME = 2,
+	NHA_RES_BUCKET_NH_ID = 3,
+	__NHA_RES_BUCKET_MAX = 4,
+};
+
+struct nh_config {
+	u32 nh_id;
+	u8 nh_family;
+	u8 nh_protocol;
+	u8 nh_blackhole;
+	u8 nh_fdb;
+	u32 nh_flags;
+	int nh_ifindex;
 	struct net_device *dev;
-	netdevice_tracker dev_tracker;
-	struct net *net;
-	long unsigned int err_time;
-	int err_count;
-	u32 i_seqno;
-	atomic_t o_seqno;
-	int tun_hlen;
-	u32 index;
-	u8 erspan_ver;
-	u8 dir;
-	u16 hwid;
-	struct dst_cache dst_cache;
-	struct ip_tunnel_parm parms;
-	int mlink;
-	int encap_hlen;
-	int hlen;
-	struct ip_tunnel_encap encap;
-	struct ip_tunnel_prl_entry *prl;
-	unsigned int prl_count;
-	unsigned int ip_tnl_net_id;
-	struct gro_cells gro_cells;
-	__u32 fwmark;
-	bool collect_md;
-	bool ignore_df;
+	union {
+		__be32 ipv4;
+		struct in6_addr ipv6;
+	} gw;
+	struct nlattr *nh_grp;
+	u16 nh_grp_type;
+	u16 nh_grp_res_num_buckets;
+	long unsigned int nh_grp_res_idle_timer;
+	long unsigned int nh_grp_res_unbalanced_timer;
+	bool nh_grp_res_has_num_buckets;
+	bool nh_grp_res_has_idle_timer;
+	bool nh_grp_res_has_unbalanced_timer;
+	struct nlattr *nh_encap;
+	u16 nh_encap_type;
+	u32 nlflags;
+	struct nl_info nlinfo;
 };
 
-struct tnl_ptk_info {
-	__be16 flags;
-	__be16 proto;
-	__be32 key;
-	__be32 seq;
-	int hdr_len;
+enum nexthop_event_type {
+	NEXTHOP_EVENT_DEL = 0,
+	NEXTHOP_EVENT_REPLACE = 1,
+	NEXTHOP_EVENT_RES_TABLE_PRE_REPLACE = 2,
+	NEXTHOP_EVENT_BUCKET_REPLACE = 3,
+};
+
+enum nh_notifier_info_type {
+	NH_NOTIFIER_INFO_TYPE_SINGLE = 0,
+	NH_NOTIFIER_INFO_TYPE_GRP = 1,
+	NH_NOTIFIER_INFO_TYPE_RES_TABLE = 2,
+	NH_NOTIFIER_INFO_TYPE_RES_BUCKET = 3,
+};
+
+struct nh_notifier_single_info {
+	struct net_device *dev;
+	u8 gw_family;
+	union {
+		__be32 ipv4;
+		struct in6_addr ipv6;
+	};
+	u32 id;
+	u8 is_reject: 1;
+	u8 is_fdb: 1;
+	u8 has_encap: 1;
+};
+
+struct nh_notifier_grp_entry_info {
+	u16 weight;
+	struct nh_notifier_single_info nh;
+};
+
+struct nh_notifier_grp_info {
+	u16 num_nh;
+	bool is_fdb;
+	struct nh_notifier_grp_entry_info nh_entries[0];
+};
+
+struct nh_notifier_res_bucket_info {
+	u16 bucket_index;
+	unsigned int idle_timer_ms;
+	bool force;
+	struct nh_notifier_single_info old_nh;
+	struct nh_notifier_single_info new_nh;
+};
+
+struct nh_notifier_res_table_info {
+	u16 num_nh_buckets;
+	struct nh_notifier_single_info nhs[0];
+};
+
+struct nh_notifier_info {
+	struct net *net;
+	struct netlink_ext_ack *extack;
+	u32 id;
+	enum nh_notifier_info_type type;
+	union {
+		struct nh_notifier_single_info *nh;
+		struct nh_notifier_grp_info *nh_grp;
+		struct nh_notifier_res_table_info *nh_res_table;
+		struct nh_notifier_res_bucket_info *nh_res_bucket;
+	};
+};
+
+struct nh_dump_filter {
+	u32 nh_id;
+	int dev_idx;
+	int master_idx;
+	bool group_filter;
+	bool fdb_filter;
+	u32 res_bucket_nh_id;
+};
+
+struct rtm_dump_nh_ctx {
+	u32 idx;
+};
+
+struct rtm_dump_res_bucket_ctx {
+	struct rtm_dump_nh_ctx nh;
+	u16 bucket_index;
+	u32 done_nh_idx;
+};
+
+struct rtm_dump_nexthop_bucket_data {
+	struct rtm_dump_res_bucket_ctx *ctx;
+	struct nh_dump_filter filter;
 };
 
 struct ip_tunnel_net {
@@ -69562,6 +69660,11 @@ struct ip_tunnel_net {
 	int type;
 };
 
+struct snmp_mib {
+	const char *name;
+	int entry;
+};
+
 enum {
 	INET_ULP_INFO_UNSPEC = 0,
 	INET_ULP_INFO_NAME = 1,
@@ -69570,84 +69673,72 @@ enum {
 	__INET_ULP_INFO_MAX = 4,
 };
 
-struct tx_work {
-	struct delayed_work work;
-	struct sock *sk;
-};
-
-struct tls_rec;
-
-struct tls_sw_context_tx {
-	struct crypto_aead *aead_send;
-	struct crypto_wait async_wait;
-	struct tx_work tx_work;
-	struct tls_rec *open_rec;
-	struct list_head tx_list;
-	atomic_t encrypt_pending;
-	u8 async_capable: 1;
-	long unsigned int tx_bitmask;
-};
-
-enum {
-	TCP_BPF_IPV4 = 0,
-	TCP_BPF_IPV6 = 1,
-	TCP_BPF_NUM_PROTS = 2,
+struct bictcp {
+	u32 cnt;
+	u32 last_max_cwnd;
+	u32 last_cwnd;
+	u32 last_time;
+	u32 bic_origin_point;
+	u32 bic_K;
+	u32 delay_min;
+	u32 epoch_start;
+	u32 ack_cnt;
+	u32 tcp_cwnd;
+	u16 unused;
+	u8 sample_cnt;
+	u8 found;
+	u32 round_start;
+	u32 end_seq;
+	u32 last_ack;
+	u32 curr_rtt;
 };
 
 enum {
-	TCP_BPF_BASE = 0,
-	TCP_BPF_TX = 1,
-	TCP_BPF_RX = 2,
-	TCP_BPF_TXRX = 3,
-	TCP_BPF_NUM_CFGS = 4,
+	UDP_BPF_IPV4 = 0,
+	UDP_BPF_IPV6 = 1,
+	UDP_BPF_NUM_PROTS = 2,
 };
 
-typedef u64 (*btf_bpf_tcp_send_ack)(struct tcp_sock *, u32);
-
-enum unix_vertex_index {
-	UNIX_VERTEX_INDEX_MARK1 = 0,
-	UNIX_VERTEX_INDEX_MARK2 = 1,
-	UNIX_VERTEX_INDEX_START = 2,
+enum unix_socket_lock_class {
+	U_LOCK_NORMAL = 0,
+	U_LOCK_SECOND = 1,
+	U_LOCK_DIAG = 2,
+	U_LOCK_GC_LISTENER = 3,
 };
 
-struct ipv6_params {
-	__s32 disable_ipv6;
-	__s32 autoconf;
+struct unix_stream_read_state {
+	int (*recv_actor)(struct sk_buff *, int, int, struct unix_stream_read_state *);
+	struct socket *socket;
+	struct msghdr *msg;
+	struct pipe_inode_info *pipe;
+	size_t size;
+	int flags;
+	unsigned int splice_flags;
 };
 
-enum flowlabel_reflect {
-	FLOWLABEL_REFLECT_ESTABLISHED = 1,
-	FLOWLABEL_REFLECT_TCP_RESET = 2,
-	FLOWLABEL_REFLECT_ICMPV6_ECHO_REPLIES = 4,
+struct bpf_unix_iter_state {
+	struct seq_net_private p;
+	unsigned int cur_sk;
+	unsigned int end_sk;
+	unsigned int max_sk;
+	struct sock **batch;
+	bool st_bucket_done;
 };
 
-struct ip6_fraglist_iter {
-	struct ipv6hdr *tmp_hdr;
-	struct sk_buff *frag;
-	int offset;
-	unsigned int hlen;
-	__be32 frag_id;
-	u8 nexthdr;
+struct bpf_iter__unix {
+	union {
+		struct bpf_iter_meta *meta;
+	};
+	union {
+		struct unix_sock *unix_sk;
+	};
+	uid_t uid;
 };
 
-struct ip6_frag_state {
-	u8 *prevhdr;
-	unsigned int hlen;
-	unsigned int mtu;
-	unsigned int left;
-	int offset;
-	int ptr;
-	int hroom;
-	int troom;
-	__be32 frag_id;
-	u8 nexthdr;
-};
-
-struct ip6_ra_chain {
-	struct ip6_ra_chain *next;
-	struct sock *sk;
-	int sel;
-	void (*destructor)(struct sock *);
+struct ac6_iter_state {
+	struct seq_net_private p;
+	struct net_device *dev;
+	struct inet6_dev *idev;
 };
 
 enum {
@@ -69947,10 +70038,18 @@ struct ipv6_mreq {
 	int ipv6mr_ifindex;
 };
 
-struct ip6_mtuinfo {
-	struct sockaddr_in6 ip6m_addr;
-	__u32 ip6m_mtu;
+struct in6_flowlabel_req {
+	struct in6_addr flr_dst;
+	__be32 flr_label;
+	__u8 flr_action;
+	__u8 flr_share;
+	__u16 flr_flags;
+	__u16 flr_expires;
+	__u16 flr_linger;
+	__u32 __flr_pad;
 };
+
+typedef u32 inet6_ehashfn_t(const struct net *, const struct in6_addr *, const u16, const struct in6_addr *, const __be16);
 
 typedef void ip6_icmp_send_t(struct sk_buff *, u8, u8, __u32, const struct in6_addr *, const struct inet6_skb_parm *);
 
@@ -69982,78 +70081,23 @@ struct frag_queue {
 	u8 ecn;
 };
 
-struct sr6_tlv {
+struct rt0_hdr {
+	struct ipv6_rt_hdr rt_hdr;
+	__u32 reserved;
+	struct in6_addr addr[0];
+};
+
+struct ioam6_hdr {
+	__u8 opt_type;
+	__u8 opt_len;
+	char: 8;
 	__u8 type;
-	__u8 len;
-	__u8 data[0];
 };
 
-enum {
-	SEG6_ATTR_UNSPEC = 0,
-	SEG6_ATTR_DST = 1,
-	SEG6_ATTR_DSTLEN = 2,
-	SEG6_ATTR_HMACKEYID = 3,
-	SEG6_ATTR_SECRET = 4,
-	SEG6_ATTR_SECRETLEN = 5,
-	SEG6_ATTR_ALGID = 6,
-	SEG6_ATTR_HMACINFO = 7,
-	__SEG6_ATTR_MAX = 8,
-};
-
-enum {
-	SEG6_CMD_UNSPEC = 0,
-	SEG6_CMD_SETHMAC = 1,
-	SEG6_CMD_DUMPHMAC = 2,
-	SEG6_CMD_SET_TUNSRC = 3,
-	SEG6_CMD_GET_TUNSRC = 4,
-	__SEG6_CMD_MAX = 5,
-};
-
-enum {
-	IOAM6_ATTR_UNSPEC = 0,
-	IOAM6_ATTR_NS_ID = 1,
-	IOAM6_ATTR_NS_DATA = 2,
-	IOAM6_ATTR_NS_DATA_WIDE = 3,
-	IOAM6_ATTR_SC_ID = 4,
-	IOAM6_ATTR_SC_DATA = 5,
-	IOAM6_ATTR_SC_NONE = 6,
-	IOAM6_ATTR_PAD = 7,
-	__IOAM6_ATTR_MAX = 8,
-};
-
-enum {
-	IOAM6_CMD_UNSPEC = 0,
-	IOAM6_CMD_ADD_NAMESPACE = 1,
-	IOAM6_CMD_DEL_NAMESPACE = 2,
-	IOAM6_CMD_DUMP_NAMESPACES = 3,
-	IOAM6_CMD_ADD_SCHEMA = 4,
-	IOAM6_CMD_DEL_SCHEMA = 5,
-	IOAM6_CMD_DUMP_SCHEMAS = 6,
-	IOAM6_CMD_NS_SET_SCHEMA = 7,
-	__IOAM6_CMD_MAX = 8,
-};
-
-struct ip_tunnel_prl {
-	__be32 addr;
-	__u16 flags;
-	__u16 __reserved;
-	__u32 datalen;
-	__u32 __reserved2;
-};
-
-struct sit_net {
-	struct ip_tunnel *tunnels_r_l[16];
-	struct ip_tunnel *tunnels_r[16];
-	struct ip_tunnel *tunnels_l[16];
-	struct ip_tunnel *tunnels_wc[1];
-	struct ip_tunnel **tunnels[4];
-	struct net_device *fb_tunnel_dev;
-};
-
-enum {
-	IP6_FH_F_FRAG = 1,
-	IP6_FH_F_AUTH = 2,
-	IP6_FH_F_SKIP_RH = 4,
+struct ip6fl_iter_state {
+	struct seq_net_private p;
+	struct pid_namespace *pid_ns;
+	int bucket;
 };
 
 struct errormap {
@@ -70121,48 +70165,6 @@ struct p9_trans_fd {
 	struct p9_conn conn;
 };
 
-struct pcibios_fwaddrmap {
-	struct list_head list;
-	struct pci_dev *dev;
-	resource_size_t fw_addr[11];
-};
-
-struct pci_check_idx_range {
-	int start;
-	int end;
-};
-
-struct acpi_table_mcfg {
-	struct acpi_table_header header;
-	u8 reserved[8];
-};
-
-struct acpi_mcfg_allocation {
-	u64 address;
-	u16 pci_segment;
-	u8 start_bus_number;
-	u8 end_bus_number;
-	u32 reserved;
-};
-
-struct pci_mmcfg_hostbridge_probe {
-	u32 bus;
-	u32 devfn;
-	u32 vendor;
-	u32 device;
-	const char * (*probe)(void);
-};
-
-typedef bool (*check_reserved_t)(u64, u64, enum e820_type);
-
-struct pci_root_info___2 {
-	struct acpi_pci_root_info common;
-	struct pci_sysdata sd;
-	bool mcfg_added;
-	u8 start_bus;
-	u8 end_bus;
-};
-
 struct pci_setup_rom {
 	struct setup_data data;
 	uint16_t vendor;
@@ -70198,42 +70200,34 @@ typedef struct {
 	long unsigned int key[2];
 } hsiphash_key_t;
 
-enum format_type {
-	FORMAT_TYPE_NONE = 0,
-	FORMAT_TYPE_WIDTH = 1,
-	FORMAT_TYPE_PRECISION = 2,
-	FORMAT_TYPE_CHAR = 3,
-	FORMAT_TYPE_STR = 4,
-	FORMAT_TYPE_PTR = 5,
-	FORMAT_TYPE_PERCENT_CHAR = 6,
-	FORMAT_TYPE_INVALID = 7,
-	FORMAT_TYPE_LONG_LONG = 8,
-	FORMAT_TYPE_ULONG = 9,
-	FORMAT_TYPE_LONG = 10,
-	FORMAT_TYPE_UBYTE = 11,
-	FORMAT_TYPE_BYTE = 12,
-	FORMAT_TYPE_USHORT = 13,
-	FORMAT_TYPE_SHORT = 14,
-	FORMAT_TYPE_UINT = 15,
-	FORMAT_TYPE_INT = 16,
-	FORMAT_TYPE_SIZE_T = 17,
-	FORMAT_TYPE_PTRDIFF = 18,
+enum {
+	st_wordstart = 0,
+	st_wordcmp = 1,
+	st_wordskip = 2,
+	st_bufcpy = 3,
 };
 
-struct printf_spec {
-	unsigned int type: 8;
-	int field_width: 24;
-	unsigned int flags: 8;
-	unsigned int base: 8;
-	int precision: 16;
+enum {
+	st_wordstart___2 = 0,
+	st_wordcmp___2 = 1,
+	st_wordskip___2 = 2,
 };
 
-struct page_flags_fields {
-	int width;
-	int shift;
-	int mask;
-	const struct printf_spec *spec;
-	const char *name;
+enum mmio_type {
+	MMIO_DECODE_FAILED = 0,
+	MMIO_WRITE = 1,
+	MMIO_WRITE_IMM = 2,
+	MMIO_READ = 3,
+	MMIO_READ_ZERO_EXTEND = 4,
+	MMIO_READ_SIGN_EXTEND = 5,
+	MMIO_MOVS = 6,
+};
+
+enum reg_type {
+	REG_TYPE_RM = 0,
+	REG_TYPE_REG = 1,
+	REG_TYPE_INDEX = 2,
+	REG_TYPE_BASE = 3,
 };
 
 #ifndef BPF_NO_PRESERVE_ACCESS_INDEX

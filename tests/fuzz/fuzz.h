@@ -142,6 +142,7 @@ struct fz_filter {
 	int fd;
 	bool second;		/* fz2's programs (their own verdict rows) */
 	uint32_t members;	/* bit i: member i of struct fuse_ops */
+	uint32_t post_only;	/* bit i: member i runs as a postfilter only */
 };
 
 /*

@@ -75,6 +75,7 @@ static struct {
 	uint32_t value_type;		/* bpf_struct_ops_fuse_ops in vmlinux's BTF */
 	uint32_t value_size;
 	uint32_t member_off[FZ_MEMBERS];	/* a member's program fd, in the value */
+	uint32_t post_only_off;		/* struct fuse_ops' post_only, in the value */
 	int prog[2][FZ_MEMBERS];	/* fz's and fz2's programs */
 } FL;
 
@@ -121,8 +122,10 @@ static int fz_layout(void)
 	if (vt < 0 || ops < 0 || (data = fz_btf_offset(btf, vt, "data")) < 0)
 		goto out;
 	rc = -EINVAL;	/* the kernel's struct fuse_ops is not this fuzzer's */
-	if (btf_vlen(btf__type_by_id(btf, ops)) != FZ_MEMBERS)
+	if (btf_vlen(btf__type_by_id(btf, ops)) != FZ_MEMBERS + 1 ||
+	    fz_btf_offset(btf, ops, "post_only") < 0)
 		goto out;
+	FL.post_only_off = data + fz_btf_offset(btf, ops, "post_only");
 	for (int i = 0; i < FZ_MEMBERS; i++) {
 		const struct btf_member *m = btf_members(btf__type_by_id(btf, ops)) + i;
 
@@ -185,8 +188,22 @@ void fz_filters_unload(void)
 
 /* --- the epoch's maps ------------------------------------------------------------------ */
 
-/* A fuse_ops map of these members of fz's programs (fz2's: second), attached; its fd */
-static int fz_filter_create(bool second, uint32_t members)
+/* post_only's bits (BIT(opcode)) for these members */
+static uint64_t fz_post_only_mask(uint32_t members)
+{
+	uint64_t mask = 0;
+
+	for (int i = 0; i < FZ_MEMBERS; i++)
+		if (members & 1u << i)
+			mask |= 1ull << fz_members[i].opcode;
+	return mask;
+}
+
+/*
+ * A fuse_ops map of these members of fz's programs (fz2's: second), with
+ * post_only, attached; its fd
+ */
+static int fz_filter_create(bool second, uint32_t members, uint64_t post_only)
 {
 	/* The kernel wants some BTF with a kernel struct's value: the object's */
 	LIBBPF_OPTS(bpf_map_create_opts, o, .btf_fd = bpf_object__btf_fd(FL.skel->obj),
@@ -202,6 +219,8 @@ static int fz_filter_create(bool second, uint32_t members)
 	for (int i = 0; fd >= 0 && i < FZ_MEMBERS; i++)
 		if (members & 1u << i)
 			*(uint64_t *)(value + FL.member_off[i]) = FL.prog[second][i];
+	if (fd >= 0)
+		*(uint64_t *)(value + FL.post_only_off) = post_only;
 	rc = fd < 0 ? -errno : bpf_map_update_elem(fd, &zero, value, BPF_ANY) ? -errno : fd;
 	if (rc < 0 && fd >= 0)
 		close(fd);
@@ -227,6 +246,25 @@ static uint32_t fz_members_plan(struct fz_rng *r)
 	return m;
 }
 
+/*
+ * A post_only with the bit of an op that struct fuse_ops has no member for
+ * (FORGET, or above the last opcode) is refused at the update: an oracle
+ * failure otherwise.
+ */
+static int fz_post_only_refused(struct fz_epoch *e, struct fz_rng *r)
+{
+	uint64_t bad = fz_chance(r, 50) ? 1ull << FUSE_FORGET : 1ull << (48 + fz_below(r, 16));
+	int fd = fz_filter_create(fz_chance(r, 50), fz_members_plan(r), bad);
+
+	if (fd == -EINVAL)
+		return 0;
+	if (fd >= 0)
+		close(fd);
+	printf("# ORACLE (kernel bug) epoch %u: post_only %#llx (no such member): the update %s, want EINVAL\n",
+	       e->epoch, (unsigned long long)bad, fd >= 0 ? "succeeded" : strerror(-fd));
+	return -EPROTO;
+}
+
 int fz_filters_make(struct fz_epoch *e, struct fz_rng *r)
 {
 	uint32_t zero = 0;
@@ -240,17 +278,20 @@ int fz_filters_make(struct fz_epoch *e, struct fz_rng *r)
 
 		f->second = fz_chance(r, 40);
 		f->members = fz_members_plan(r) & ~e->unfiltered;
-		f->fd = fz_filter_create(f->second, f->members);
+		f->post_only = fz_chance(r, 30) ? fz_members_plan(r) : 0;
+		f->fd = fz_filter_create(f->second, f->members, fz_post_only_mask(f->post_only));
 		if (f->fd < 0) {
 			printf("# epoch %u: making filter %d: %s\n", e->epoch, e->nfilters, strerror(-f->fd));
 			return f->fd;
 		}
 	}
-	fd = fz_filter_create(false, fz_members_plan(r) & ~e->unfiltered);
+	fd = fz_filter_create(false, fz_members_plan(r) & ~e->unfiltered, 0);
 	if (fd < 0)
 		return fd;
 	e->gone_map_fd = fd;
-	return bpf_map_delete_elem(fd, &zero) ? -errno : 0;
+	if (bpf_map_delete_elem(fd, &zero))
+		return -errno;
+	return fz_chance(r, 10) ? fz_post_only_refused(e, r) : 0;
 }
 
 /* Detach the epoch's maps and close them: the kernel's references are all that may be left */
@@ -274,12 +315,15 @@ void fz_filter_desc(const struct fz_filter *f, char *buf, size_t cap)
 	size_t len = snprintf(buf, cap, "%s", f->second ? "fz2" : "fz");
 
 	if (n == 0 || n == FZ_MEMBERS || n > 3) {
-		snprintf(buf + len, cap - len, n == FZ_MEMBERS ? " all" : " %d members", n);
-		return;
+		len += snprintf(buf + len, cap - len, n == FZ_MEMBERS ? " all" : " %d members", n);
+	} else {
+		for (int i = 0; i < FZ_MEMBERS && len < cap; i++)
+			if (f->members & 1u << i)
+				len += snprintf(buf + len, cap - len, " %s", fz_members[i].name);
 	}
-	for (int i = 0; i < FZ_MEMBERS && len < cap; i++)
-		if (f->members & 1u << i)
-			len += snprintf(buf + len, cap - len, " %s", fz_members[i].name);
+	if (f->post_only && len < cap)
+		snprintf(buf + len, cap - len, ", %d post-only",
+			 __builtin_popcount(f->post_only & f->members));
 }
 
 /* --- counting --------------------------------------------------------------------------- */

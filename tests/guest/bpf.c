@@ -1148,48 +1148,87 @@ out:
 	return ret;
 }
 
+/* kfilter_ext opened, its program to extend ext_target() of @tgt_fd; NULL on failure */
+static struct bpf_object *open_ext(int tgt_fd, char *log, size_t logsz)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oopts);
+	struct bpf_object *ext;
+	struct bpf_program *p;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/kfilter_ext.bpf.o",
+		 getenv("TEST_BPF_DIR") ?: "build/tests");
+	oopts.kernel_log_buf = log;
+	oopts.kernel_log_size = logsz;
+	oopts.kernel_log_level = 1;
+	ext = bpf_object__open_file(path, &oopts);
+	if (!ext)
+		return NULL;
+	p = bpf_object__next_program(ext, NULL);
+	if (!p || bpf_program__set_attach_target(p, tgt_fd, "ext_target")) {
+		bpf_object__close(ext);
+		return NULL;
+	}
+	return ext;
+}
+
+/* The fd of program @prog of object @name, loaded into *obj */
+static int load_prog_of(const char *name, const char *prog, struct bpf_object **obj,
+			char *log, size_t logsz)
+{
+	struct bpf_program *p;
+	int err = 0;
+
+	*obj = load_named(name, log, logsz, &err);
+	if (!*obj || err)
+		return -1;
+	p = bpf_object__find_program_by_name(*obj, prog);
+	return p ? bpf_program__fd(p) : -1;
+}
+
 /*
- * An extension (freplace) of a function of a fuse_ops program runs in a
- * filter, so fuse_ops' kfunc allow-list applies to it: kfilter_ext's call
- * of tcp_reno_cong_avoid() must be refused as "not allowed" (6.1 verifies
- * extensions with the generic struct_ops ops, which allow every kfunc
- * registered for struct_ops programs).
+ * An extension (freplace) would run inside a filter but is verified with
+ * the generic struct_ops ops, without fuse_ops' kfunc allow-list: the
+ * kernel refuses to extend a fuse_ops program, whether the extension is
+ * loaded for one, or loaded for a bpf_dummy_ops program and then attached
+ * to one.
  */
-static int t_tcp_kfunc_from_extension_refused(void)
+static int t_extension_of_fuse_ops_refused(void)
 {
 	static char log[262144];
-	LIBBPF_OPTS(bpf_object_open_opts, oopts);
-	struct bpf_object *tgt = NULL, *ext = NULL;
-	struct bpf_program *prog, *eprog;
-	int ret = TAP_FAIL, err = 0;
-	char path[512];
+	struct bpf_object *tgt = NULL, *dummy = NULL, *ext = NULL;
+	struct bpf_link *link = NULL;
+	int ret = TAP_FAIL, fuse_fd, dummy_fd;
 
 	if (!have_fuse_ops())
 		SKIP("kernel without struct fuse_ops");
 	libbpf_set_print(libbpf_quiet);
-	tgt = load_named("kfilter_exttgt", log, sizeof(log), &err);
-	EXPECT(tgt && err == 0, "load kfilter_exttgt.bpf.o: %s\n%.2000s", strerror(-err), log);
-	prog = bpf_object__find_program_by_name(tgt, "exttgt_getattr");
-	EXPECT(prog && bpf_program__fd(prog) >= 0, "kfilter_exttgt has no exttgt_getattr");
-	snprintf(path, sizeof(path), "%s/kfilter_ext.bpf.o",
-		 getenv("TEST_BPF_DIR") ?: "build/tests");
-	oopts.kernel_log_buf = log;
-	oopts.kernel_log_size = sizeof(log);
-	oopts.kernel_log_level = 1;
-	ext = bpf_object__open_file(path, &oopts);
-	EXPECT(ext, "open %s: %s", path, strerror(errno));
-	eprog = bpf_object__next_program(ext, NULL);
-	EXPECT(eprog && bpf_program__set_attach_target(eprog, bpf_program__fd(prog),
-							"ext_target") == 0,
-	       "set the extension's target: %s", strerror(errno));
+	fuse_fd = load_prog_of("kfilter_exttgt", "exttgt_getattr", &tgt, log, sizeof(log));
+	EXPECT(fuse_fd >= 0, "load kfilter_exttgt.bpf.o:\n%.2000s", log);
+	dummy_fd = load_prog_of("kfilter_dummytgt", "dummytgt_test_1", &dummy, log, sizeof(log));
+	EXPECT(dummy_fd >= 0, "load kfilter_dummytgt.bpf.o:\n%.2000s", log);
+
+	ext = open_ext(fuse_fd, log, sizeof(log));
+	EXPECT(ext, "open kfilter_ext.bpf.o for the fuse_ops member: %s", strerror(errno));
 	log[0] = '\0';
-	err = bpf_object__load(ext);
-	EXPECT(err < 0, "an extension of a fuse_ops program loaded a call of tcp_reno_cong_avoid()");
-	EXPECT(strstr(log, "tcp_reno_cong_avoid is not allowed"),
-	       "refused, but not by the kfunc allow-list: %.400s", log);
+	EXPECT(bpf_object__load(ext) < 0, "an extension of a fuse_ops member loaded");
+	EXPECT(strstr(log, "Cannot extend programs of a struct_ops type that limits its kfuncs"),
+	       "refused, but not as an extension of fuse_ops: %.400s", log);
+	bpf_object__close(ext);
+
+	ext = open_ext(dummy_fd, log, sizeof(log));
+	EXPECT(ext, "open kfilter_ext.bpf.o for the bpf_dummy_ops member: %s", strerror(errno));
+	EXPECT(bpf_object__load(ext) == 0, "an extension of bpf_dummy_ops refused:\n%.2000s", log);
+	link = bpf_program__attach_freplace(bpf_object__next_program(ext, NULL), fuse_fd,
+					    "ext_target");
+	EXPECT(!link && errno == EINVAL,
+	       "an extension loaded for bpf_dummy_ops, attached to a fuse_ops member: %s",
+	       link ? "attached" : strerror(errno));
 	ret = TAP_OK;
 out:
+	bpf_link__destroy(link);
 	bpf_object__close(ext);
+	bpf_object__close(dummy);
 	bpf_object__close(tgt);
 	return ret;
 }
@@ -1978,7 +2017,7 @@ static const struct tap_case cases[] = {
 	{ "ret_slot_refused", t_ret_slot_refused },
 	{ "narrow_ctx_load_refused", t_narrow_ctx_load_refused },
 	{ "tcp_kfunc_from_fuse_ops_refused", t_tcp_kfunc_from_fuse_ops_refused },
-	{ "tcp_kfunc_from_extension_refused", t_tcp_kfunc_from_extension_refused },
+	{ "extension_of_fuse_ops_refused", t_extension_of_fuse_ops_refused },
 	{ "null_buffer_to_kfuncs", t_null_buffer_to_kfuncs },
 	{ "post_only_runs_once", t_post_only_runs_once },
 	{ "ctx_reads_core_relocated", t_ctx_reads_core_relocated },

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -666,28 +667,50 @@ static bool record_filter_is(const char *name)
 	return ctl("-j list") == 0 && strstr(out, want);
 }
 
+/* Run the calling process on CPU @cpu only */
+static int pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
 /*
- * attach --replace under load: a reader lists and stats the view while the
- * root filter goes from hA to hB and back; every listing is one of the two
- * filters' views, never an unfiltered one or neither's, and the view right
- * after each replace is the new filter's.
+ * attach --replace under load: a reader on CPU 1 lists and stats the view
+ * while the root filter goes from hA to hB and back from CPU 0; every
+ * listing is one of the two filters' views, never an unfiltered one or
+ * neither's, and the view right after each replace is the new filter's.
+ * A race between two CPUs: fails with fewer.
  */
 static int t_replace_under_load(void)
 {
 	struct reads *r = MAP_FAILED;
 	int ret = TAP_FAIL, status;
+	cpu_set_t cpus;
 	char seen[400];
 	pid_t pid = -1;
 
+	if (sched_getaffinity(0, sizeof(cpus), &cpus)) {
+		printf("# sched_getaffinity: %s\n", strerror(errno));
+		return TAP_FAIL;
+	}
 	NEED_FUSE_BPF();
+	EXPECT(sysconf(_SC_NPROCESSORS_ONLN) >= 2, "a race: needs two CPUs, the guest has %ld",
+	       sysconf(_SC_NPROCESSORS_ONLN));
 	EXPECT(replace_setup("replace") == 0, "%s", out);
 	EXPECT(list_view(seen, sizeof(seen)) == VIEW_A, "%s", seen);
 	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	EXPECT(r != MAP_FAILED);
 	pid = fork();
 	EXPECT(pid >= 0);
-	if (pid == 0)
+	if (pid == 0) {
+		if (pin_to_cpu(1))
+			_exit(2);
 		reader(r);
+	}
+	EXPECT(pin_to_cpu(0) == 0, "pin to CPU 0: %s", strerror(errno));
 	for (int i = 0; i < 8; i++) {
 		const char *to = i % 2 ? "hA" : "hB";
 
@@ -718,6 +741,7 @@ out:
 	}
 	if (r != MAP_FAILED)
 		munmap(r, sizeof(*r));
+	sched_setaffinity(0, sizeof(cpus), &cpus);
 	teardown();
 	return ret;
 }
