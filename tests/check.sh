@@ -43,7 +43,7 @@ if [ ${#guest[@]} -gt 0 ]; then
 	args=""
 	for t in "${guest[@]}"; do args="$args $top/$t"; done
 	echo "# guest suites on the ${FUSEBPF_KERNEL:-normal} kernel"
-	VM_OUT=$vmout VM_LOG=$out/console.log VM_TIMEOUT=${VM_TIMEOUT:-3600} TAP_DIR=/run/fusebpf-out/tap \
+	VM_OUT=$vmout VM_LOG=$out/console.log VM_TIMEOUT=${VM_TIMEOUT:-5400} TAP_DIR=/run/fusebpf-out/tap \
 		kernel/vm.sh "$top/tests/run-guest.sh$args"
 	vmrc=$?
 	cp "$vmout"/tap/*.tap "$out/tap/" 2>/dev/null

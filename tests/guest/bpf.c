@@ -1233,6 +1233,18 @@ out:
 	return ret;
 }
 
+/* Copy @obj's .bss, of @size bytes, to @out; left as it was if there is none */
+static void bss_read(struct bpf_object *obj, void *out, size_t size)
+{
+	struct bpf_map *m;
+	__u32 key = 0;
+
+	bpf_object__for_each_map(m, obj)
+		if (bpf_map__is_internal(m) && strstr(bpf_map__name(m), ".bss") &&
+		    bpf_map__value_size(m) == size)
+			bpf_map_lookup_elem(bpf_map__fd(m), &key, out);
+}
+
 /* kfilter_nullbuf's results ({0} if unreadable) */
 struct nullbuf_res {
 	__s64 get, set, runs;
@@ -1241,12 +1253,8 @@ struct nullbuf_res {
 static struct nullbuf_res nullbuf_res(struct bpf_object *obj)
 {
 	struct nullbuf_res r = { 0 };
-	struct bpf_map *m;
-	__u32 key = 0;
 
-	bpf_object__for_each_map(m, obj)
-		if (bpf_map__is_internal(m) && strstr(bpf_map__name(m), ".bss"))
-			bpf_map_lookup_elem(bpf_map__fd(m), &key, &r);
+	bss_read(obj, &r, sizeof(r));
 	return r;
 }
 
@@ -1295,6 +1303,7 @@ out:
 	return ret;
 }
 
+/* kfilter_postonly's counts ({0} if unreadable) */
 struct postonly_res {
 	__s64 pre, post, entry;
 };
@@ -1302,12 +1311,8 @@ struct postonly_res {
 static struct postonly_res postonly_res(struct bpf_object *obj)
 {
 	struct postonly_res r = { 0 };
-	struct bpf_map *m;
-	__u32 key = 0;
 
-	bpf_object__for_each_map(m, obj)
-		if (bpf_map__is_internal(m) && strstr(bpf_map__name(m), ".bss"))
-			bpf_map_lookup_elem(bpf_map__fd(m), &key, &r);
+	bss_read(obj, &r, sizeof(r));
 	return r;
 }
 
