@@ -306,8 +306,9 @@ static __always_inline __u32 fusebpf_op(const struct fuse_bpf_ctx *ctx)
 
 /*
  * A prefilter verdict, and for a READDIR one that needs no entry filter:
- * the kernel then runs no program per entry of the page (patch 55). For a
- * filter that does not look at names; errnos pass unchanged.
+ * the kernel then runs no program per entry of the page (the READDIR
+ * prefilter's FUSE_BPF_NO_ENTRY_FILTER bit). For a filter that does not
+ * look at names; errnos pass unchanged.
  */
 static __always_inline int fusebpf_no_entries(const struct fuse_bpf_ctx *ctx, int verdict)
 {

@@ -187,8 +187,10 @@ static __noinline int hide_entry_no_cache(struct fuse_bpf_ctx *ctx)
  * Postfilter: a hidden name that a LOOKUP found was looked up by an
  * excepted caller, or in audit mode (anyone else was refused); entry_valid
  * 0 keeps its dentry from serving that verdict to the next caller, or
- * after the policy enforces again (kernel patch 46). Only with hide
- * exceptions or in audit mode, so that other filters pay nothing here.
+ * after the policy enforces again (the kernel's LOOKUP timeout support:
+ * a LOOKUP postfilter's entry_valid is the backed name's timeout). Only
+ * with hide exceptions or in audit mode, so that other filters pay
+ * nothing here.
  */
 static __noinline __attribute__((unused)) int hide_post_lookup(struct fuse_bpf_ctx *ctx)
 {

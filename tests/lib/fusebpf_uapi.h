@@ -8,7 +8,7 @@
 
 #include "../../cli/fuse_uapi.h"
 
-#ifndef FUSE_DEV_IOC_BPF_REPLACE	/* include/uapi/linux/fuse.h, patch 73 */
+#ifndef FUSE_DEV_IOC_BPF_REPLACE	/* include/uapi/linux/fuse.h: live filter replacement */
 struct fuse_bpf_replace {
 	uint32_t old_fd;
 	uint32_t new_fd;
