@@ -188,15 +188,10 @@ static __always_inline void fusebpf_lat_end(struct fuse_bpf_ctx *ctx, struct fus
 	}
 }
 
-/*
- * The postfilter of an op the filter runs post only (FUSEBPF_POST_ONLY):
- * counted (post, backing_errors, to_user), not timed, as no prefilter
- * stamped its start.
- */
-static __always_inline int fusebpf_stats_post_only(struct fuse_bpf_ctx *ctx, int verdict)
+/* A postfilter's counts (post, backing_errors, to_user) in s, if any. */
+static __always_inline int fusebpf_count_post(struct fuse_bpf_ctx *ctx,
+					      struct fusebpf_op_stats *s, int verdict)
 {
-	struct fusebpf_op_stats *s = fusebpf_stats_of(ctx);
-
 	if (s) {
 		s->post++;
 		if (fusebpf_error_in(ctx) < 0)
@@ -207,11 +202,23 @@ static __always_inline int fusebpf_stats_post_only(struct fuse_bpf_ctx *ctx, int
 	return verdict;
 }
 
+/*
+ * The postfilter of an op the filter runs post only (FUSEBPF_POST_ONLY):
+ * counted, not timed, as no prefilter stamped its start.
+ */
+static __always_inline int fusebpf_stats_post_only(struct fuse_bpf_ctx *ctx, int verdict)
+{
+	return fusebpf_count_post(ctx, fusebpf_stats_of(ctx), verdict);
+}
+
+/* Timed and counted, with one lookup of the op's stats. */
 static __always_inline int fusebpf_stats_post(struct fuse_bpf_ctx *ctx, int verdict)
 {
+	struct fusebpf_op_stats *s = fusebpf_stats_of(ctx);
+
 	if (fusebpf_timing())
-		fusebpf_lat_end(ctx, fusebpf_stats_of(ctx));
-	return fusebpf_stats_post_only(ctx, verdict);
+		fusebpf_lat_end(ctx, s);
+	return fusebpf_count_post(ctx, s, verdict);
 }
 
 static __always_inline int fusebpf_stats_entry(struct fuse_bpf_ctx *ctx, int verdict)
